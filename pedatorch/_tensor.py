@@ -1,0 +1,730 @@
+"""The Tensor: an n-dimensional array plus what autograd needs to know about it.
+
+A Tensor holds
+  _data            the numpy (or cupy) array: dtype, shape, strides and memory
+  _requires_grad   whether gradients flow to it
+  grad_fn          the graph node that made it (None for leaves)
+  _grad            the accumulated gradient of a leaf (``.grad``)
+  _version_counter shared by a tensor and all its views; bumped by in-place ops
+  _base            for a view, the tensor whose memory it views (``._base``)
+
+Views are numpy views: ``x.t()``, ``x[1:]``, ``x.view(...)`` wrap an array that
+shares memory with ``x``'s, and share ``x``'s version counter.  Math and shape
+ops are attached to this class by the modules of ``pedatorch.ops``; they are
+functions whose first argument is the tensor, so ``t.sin()`` is
+``pedatorch.sin(t)``.
+"""
+import numbers
+import warnings
+
+import numpy as np
+
+from . import _dtype as D
+from ._device import CPU, as_device, device_of, to_device_array
+
+__all__ = ["Tensor", "Size"]
+
+_new = object.__new__
+
+
+class _Version:
+    """The version counter a tensor shares with its views."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``torch.Size([2, 3])``."""
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+
+    __str__ = __repr__
+
+    def __getitem__(self, item):
+        r = tuple.__getitem__(self, item)
+        return Size(r) if isinstance(item, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class _Layout:
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "torch." + self.name
+
+
+strided = _Layout("strided")
+
+
+class _MemoryFormat:
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "torch." + self.name
+
+
+contiguous_format = _MemoryFormat("contiguous_format")
+preserve_format = _MemoryFormat("preserve_format")
+channels_last = _MemoryFormat("channels_last")
+
+
+def _storage_root(arr):
+    """The array that owns ``arr``'s memory (numpy collapses view chains to the owner)."""
+    base = arr.base
+    while base is not None and hasattr(base, "__array_interface__") and not isinstance(base, bytes):
+        if getattr(base, "base", None) is None or not hasattr(base.base, "__array_interface__"):
+            return base
+        base = base.base
+    return arr if base is None else arr
+
+
+def _address(arr):
+    if isinstance(arr, np.ndarray):
+        return arr.__array_interface__["data"][0]
+    return arr.data.ptr  # cupy
+
+
+class UntypedStorage:
+    """The flat memory block behind a tensor and all its views."""
+
+    def __init__(self, owner):
+        self._owner = owner
+
+    def data_ptr(self):
+        o = self._owner
+        if isinstance(o, np.ndarray) or hasattr(o, "__array_interface__"):
+            return o.__array_interface__["data"][0]
+        return _address(o)
+
+    def nbytes(self):
+        o = self._owner
+        return o.nbytes if hasattr(o, "nbytes") else np.asarray(o).nbytes
+
+    def size(self):
+        return self.nbytes()
+
+    __len__ = size
+
+    @property
+    def device(self):
+        return device_of(self._owner) if hasattr(self._owner, "dtype") else CPU
+
+    def __repr__(self):
+        data = np.asarray(self._owner).reshape(-1).view(np.uint8) if hasattr(self._owner, "dtype") else []
+        body = "\n".join(f" {int(b)}" for b in data[:20])
+        more = "\n ..." if len(data) > 20 else ""
+        return f"{body}{more}\n[torch.storage.UntypedStorage(device={self.device}) of size {self.nbytes()}]"
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it."""
+
+    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_counter",
+                 "_base", "_grad_acc", "_hooks", "_retains_grad", "__weakref__", "__dict__")
+
+    __array_priority__ = 1000  # numpy defers to our reflected operators
+
+    # ------------------------------------------------------------ construction
+    @staticmethod
+    def _make(data, grad_fn=None, output_nr=0, counter=None):
+        """Wrap an array (the one constructor every op uses; no checks, no copies)."""
+        t = _new(Tensor)
+        t._data = data
+        t._requires_grad = grad_fn is not None
+        t._grad = None
+        t.grad_fn = grad_fn
+        t._output_nr = output_nr
+        t._version_counter = counter
+        t._base = None
+        t._grad_acc = None
+        t._hooks = None
+        t._retains_grad = False
+        return t
+
+    def __new__(cls, *args, device=None, dtype=None):
+        """Legacy constructor: ``Tensor(2, 3)`` (uninitialised) or ``Tensor([1, 2])`` (float data)."""
+        d = D.get_default_dtype() if dtype is None else dtype
+        if len(args) == 1 and not isinstance(args[0], numbers.Integral):
+            src = args[0]
+            if isinstance(src, Tensor):
+                arr = src._data
+            else:
+                arr = np.asarray(src if not isinstance(src, Size) else np.zeros(src), dtype=d.np)
+                if isinstance(src, Size):
+                    arr = np.zeros(tuple(src), dtype=d.np)
+        else:
+            if not all(isinstance(a, numbers.Integral) for a in args):
+                raise TypeError(f"new(): argument 'size' must be tuple of ints, but found element of "
+                                f"type {type(args[0]).__name__}")
+            arr = np.zeros(tuple(int(a) for a in args) if args else (0,), dtype=d.np)
+        t = _new(cls)
+        t._init_from(arr)
+        if device is not None:
+            t._data = to_device_array(arr, as_device(device))
+        return t
+
+    def _init_from(self, arr, requires_grad=False):
+        self._data = arr
+        self._requires_grad = requires_grad
+        self._grad = None
+        self.grad_fn = None
+        self._output_nr = 0
+        self._version_counter = None
+        self._base = None
+        self._grad_acc = None
+        self._hooks = None
+        self._retains_grad = False
+
+    # ------------------------------------------------------------ versions and views
+    def _shared_version(self):
+        c = self._version_counter
+        if c is None:
+            c = self._version_counter = _Version()
+        return c
+
+    def _bump_version(self):
+        c = self._version_counter
+        if c is None:
+            c = self._version_counter = _Version()
+        c.value += 1
+
+    @property
+    def _version(self):
+        c = self._version_counter
+        return 0 if c is None else c.value
+
+    def _become_view_of(self, src):
+        self._base = src if src._base is None else src._base
+        self._version_counter = src._shared_version()
+
+    def _set_history(self, node, output_nr):
+        self.grad_fn = node
+        self._output_nr = output_nr
+        self._requires_grad = True
+
+    def _alias(self):
+        """A new tensor over the same memory and version counter, with no history."""
+        t = Tensor._make(self._data, counter=self._shared_version())
+        t._base = self if self._base is None else self._base
+        return t
+
+    def _detached_copy(self):
+        return Tensor._make(self._data.copy())
+
+    def _is_view(self):
+        return self._base is not None
+
+    # ------------------------------------------------------------ autograd attributes
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        value = bool(value)
+        if self.grad_fn is not None:
+            if not value:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a "
+                    "computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach().")
+            return
+        if value and self._data.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = value
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+                "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+                "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+                "instead. See github.com/pytorch/pytorch/pull/30531 for more informations.",
+                UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value.device != self.device:
+                raise RuntimeError("assigned grad has data located on a different device")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        import weakref
+        node = self.grad_fn
+        if node._retain is None:
+            node._retain = {}
+        node._retain[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a new one."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._register_tensor_hook(self._output_nr, hook)
+        from .utils.hooks import _HookDict, add_hook
+        if self._hooks is None:
+            self._hooks = _HookDict()
+        return add_hook(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after ``.grad`` of this leaf has been accumulated."""
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        from .utils.hooks import _HookDict, add_hook
+        d = self.__dict__.get("_post_acc_hooks")
+        if d is None:
+            d = self.__dict__["_post_acc_hooks"] = _HookDict()
+        return add_hook(d, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor w.r.t. the graph leaves (see ``autograd.backward``)."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """A tensor over the same memory, cut off from the graph."""
+        t = Tensor._make(self._data, counter=self._shared_version())
+        return t
+
+    def detach_(self):
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data
+
+    # ------------------------------------------------------------ type, device, shape
+    @property
+    def dtype(self):
+        try:
+            return D._from_np[self._data.dtype]
+        except KeyError:
+            return D.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def device(self):
+        return CPU if type(self._data) is np.ndarray else device_of(self._data)
+
+    @property
+    def is_cuda(self):
+        return type(self._data) is not np.ndarray
+
+    @property
+    def is_cpu(self):
+        return type(self._data) is np.ndarray
+
+    is_meta = False
+    is_sparse = False
+    is_quantized = False
+    is_nested = False
+    layout = strided
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[self._wrap_dim(dim)]
+
+    def _wrap_dim(self, dim):
+        n = self._data.ndim
+        lo, hi = (-1, 0) if n == 0 else (-n, n - 1)
+        if not lo <= dim <= hi:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                             f"but got {dim})")
+        return dim + n if dim < 0 else (0 if n == 0 else dim)
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
+    def stride(self, dim=None):
+        """Strides in elements (numpy counts bytes)."""
+        item = self._data.itemsize
+        strides = tuple(s // item for s in self._data.strides)
+        if dim is None:
+            return strides
+        return strides[self._wrap_dim(dim)]
+
+    def storage_offset(self):
+        return (_address(self._data) - self.untyped_storage().data_ptr()) // self._data.itemsize
+
+    def data_ptr(self):
+        return _address(self._data)
+
+    def untyped_storage(self):
+        return UntypedStorage(_storage_root(self._data))
+
+    def storage(self):
+        return self.untyped_storage()
+
+    def is_contiguous(self, memory_format=contiguous_format):
+        """True when the elements lie in row-major order with no gaps (size-1 dims don't count)."""
+        expected = 1
+        shape, strides, item = self._data.shape, self._data.strides, self._data.itemsize
+        if memory_format is channels_last and len(shape) == 4:
+            order = (1, 3, 2, 0)
+        else:
+            order = range(len(shape) - 1, -1, -1)
+        for i in order:
+            if shape[i] == 0:
+                return True
+            if shape[i] != 1:
+                if strides[i] != expected * item:
+                    return False
+                expected *= shape[i]
+        return True
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f" or self.dtype is D.bfloat16
+
+    def is_complex(self):
+        return self._data.dtype.kind == "c"
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def get_device(self):
+        return -1 if self.is_cpu else self._data.device.id
+
+    # ------------------------------------------------------------ conversions
+    def numpy(self, *, force=False):
+        """The numpy array behind this tensor: same memory, no copy."""
+        if self.is_cuda:
+            if force:
+                return self._data.get()
+            raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
+                            "to copy the tensor to host memory first.")
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        if self.dtype is D.bfloat16 and not force:
+            raise TypeError("Got unsupported ScalarType BFloat16")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        arr = self._data if self.is_cpu else self._data.get()
+        if dtype is not None and arr.dtype != dtype:
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
+
+    def tolist(self):
+        arr = self._data if self.is_cpu else self._data.get()
+        if arr.dtype.name == "bfloat16":
+            arr = arr.astype(np.float32)
+        return arr.tolist()
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        v = self._data.reshape(-1)[0]
+        if not self.is_cpu:
+            v = v.get()
+        if v.dtype.name == "bfloat16":
+            return float(v)
+        return v.item()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'}"
+                " is ambiguous")
+        return bool(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __contains__(self, element):
+        if isinstance(element, (Tensor, numbers.Number)):
+            return bool((self == element).any().item())
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                           f"{type(element)}.")
+
+    def __dlpack__(self, stream=None, **kwargs):
+        if self._requires_grad:
+            raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        return self._data.__dlpack__(**({"stream": stream} if stream is not None else {}), **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    # ------------------------------------------------------------ dtype / device moves
+    def _parse_to(self, args, kwargs):
+        dev = kwargs.pop("device", None)
+        dt = kwargs.pop("dtype", None)
+        copy = kwargs.pop("copy", False)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword "
+                            f"{', '.join(kwargs)}")
+        for a in args:
+            if isinstance(a, D.dtype):
+                dt = a
+            elif isinstance(a, Tensor):
+                dt, dev = a.dtype, a.device
+            elif isinstance(a, (str, int)) and not isinstance(a, bool) or a.__class__.__name__ == "device":
+                dev = a
+            elif isinstance(a, bool):
+                copy = a if len(args) > 1 else copy
+            else:
+                raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+        return as_device(dev), dt, copy
+
+    def to(self, *args, **kwargs):
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; self when nothing changes."""
+        dev, dt, copy = self._parse_to(args, dict(kwargs))
+        from .ops.conversion import to_copy
+        return to_copy(self, dev, dt, copy)
+
+    def cpu(self, memory_format=preserve_format):
+        return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking=False, memory_format=preserve_format):
+        if device is None:
+            device = "cuda"
+        elif isinstance(device, int):
+            device = f"cuda:{device}"
+        return self.to(device)
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                 "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+                 "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+                 "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
+                 "complex128": "ComplexDoubleTensor"}
+        if dtype is None:
+            prefix = "torch." if self.is_cpu else "torch.cuda."
+            return prefix + names.get(self.dtype.name, "Tensor")
+        if isinstance(dtype, str):
+            rev = {v: k for k, v in names.items()}
+            dtype = getattr(D, rev[dtype.split(".")[-1]])
+        return self.to(dtype)
+
+    def float(self, memory_format=preserve_format):
+        return self.to(D.float32)
+
+    def double(self, memory_format=preserve_format):
+        return self.to(D.float64)
+
+    def half(self, memory_format=preserve_format):
+        return self.to(D.float16)
+
+    def bfloat16(self, memory_format=preserve_format):
+        return self.to(D.bfloat16)
+
+    def long(self, memory_format=preserve_format):
+        return self.to(D.int64)
+
+    def int(self, memory_format=preserve_format):
+        return self.to(D.int32)
+
+    def short(self, memory_format=preserve_format):
+        return self.to(D.int16)
+
+    def char(self, memory_format=preserve_format):
+        return self.to(D.int8)
+
+    def byte(self, memory_format=preserve_format):
+        return self.to(D.uint8)
+
+    def bool(self, memory_format=preserve_format):
+        return self.to(D.bool)
+
+    def cfloat(self, memory_format=preserve_format):
+        return self.to(D.complex64)
+
+    def cdouble(self, memory_format=preserve_format):
+        return self.to(D.complex128)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    # ------------------------------------------------------------ printing, copying, pickling
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import _str
+        return _str(self, tensor_contents=tensor_contents)
+
+    def __format__(self, format_spec):
+        if self._data.ndim == 0 and format_spec:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
+                               "module, this may be because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        new = _new(type(self))
+        new._init_from(self._data.copy(), self._requires_grad)
+        memo[id(self)] = new
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        if self.__dict__:
+            import copy
+            for k, v in self.__dict__.items():
+                if not k.startswith("_post_acc"):
+                    setattr(new, k, copy.deepcopy(v, memo))
+        return new
+
+    def __reduce_ex__(self, protocol):
+        arr = self._data if self.is_cpu else self._data.get()
+        return (_rebuild_tensor, (type(self), np.ascontiguousarray(arr), self._requires_grad,
+                                  str(self.device)))
+
+    def __setstate__(self, state):  # pragma: no cover - pickles made by _rebuild_tensor need none
+        pass
+
+    # ------------------------------------------------------------ misc
+    @property
+    def T(self):
+        if self._data.ndim not in (0, 2):
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
+                          "is deprecated and it will throw an error in a future release.", UserWarning,
+                          stacklevel=2)
+        return self.permute(*range(self._data.ndim - 1, -1, -1))
+
+    @property
+    def mT(self):
+        if self._data.ndim < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                               f"{self._data.ndim}-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):
+        return self.T.conj() if self.is_complex() else self.T
+
+    @property
+    def mH(self):
+        return self.mT.conj() if self.is_complex() else self.mT
+
+    @property
+    def real(self):
+        from .ops.elementwise import real
+        return real(self)
+
+    @property
+    def imag(self):
+        from .ops.elementwise import imag
+        return imag(self)
+
+    @property
+    def names(self):
+        return (None,) * self._data.ndim
+
+
+def _rebuild_tensor(cls, arr, requires_grad, device="cpu"):
+    t = _new(cls)
+    t._init_from(arr, requires_grad)
+    if device != "cpu":
+        t._data = to_device_array(arr, as_device(device))
+    return t

@@ -1,0 +1,133 @@
+"""Automatic differentiation: the graph, the engine, Function, grad modes, gradcheck.
+
+Reading path from ``loss.backward()`` to one gradient formula:
+  ``Tensor.backward`` -> ``autograd.backward`` (here) -> ``engine.run_backward``
+  -> ``node.apply`` -> the op's ``backward`` in ``pedatorch/ops/*.py``.
+"""
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
+                        is_inference_mode_enabled)
+from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
+from .function import Function, ArrayFunction, FunctionCtx, once_differentiable
+from .graph import Node, AccumulateGrad
+from . import graph, function  # noqa: F401
+from .engine import run_backward
+from .._tensor import Tensor
+from .gradcheck import gradcheck, gradgradcheck
+
+
+__all__ = ["backward", "grad", "Function", "no_grad", "enable_grad", "set_grad_enabled",
+           "inference_mode", "detect_anomaly", "set_detect_anomaly", "gradcheck", "gradgradcheck",
+           "Variable", "functional"]
+
+Variable = Tensor
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(outputs, grads, is_grads_batched=False):
+    from .. import ones_like
+    result = []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if out._requires_grad:
+                if out._data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if out._data.dtype.kind not in "fc":
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but "
+                                       f"got {out.dtype}")
+                g = ones_like(out)
+            result.append(g)
+            continue
+        if not isinstance(g, Tensor):
+            from .. import tensor
+            g = tensor(g, dtype=out.dtype)
+        if g.shape != out.shape and not is_grads_batched:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                               f"output[{i}] has a shape of {out.shape}.")
+        if g.is_floating_point() != out.is_floating_point() or g.is_complex() != out.is_complex():
+            raise TypeError(f"For complex Tensors, both grad_output and output are required to have the "
+                            f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} "
+                            f"and output[{i}] has a dtype of {out.dtype}.")
+        result.append(g)
+    return result
+
+
+def _roots(outputs, grads):
+    from .function import _edge_to
+    roots, seeds = [], []
+    for i, (out, g) in enumerate(zip(outputs, grads)):
+        if not out._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        if g is None:
+            continue
+        roots.append(_edge_to(out))
+        seeds.append(g)
+    return roots, seeds
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
+    """Accumulate into ``.grad`` of the leaves the gradient of ``tensors`` (sum of them)."""
+    tensors = _as_tuple(tensors)
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    grads = _as_tuple(grad_tensors) if not isinstance(grad_tensors, (int, float)) else (grad_tensors,)
+    if grads is None:
+        grads = (None,) * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} outputs")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        for t in inputs:
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _make_grads(tensors, grads)
+    roots, seeds = _roots(tensors, grads)
+    run_backward(roots, seeds, retain_graph, create_graph, inputs=inputs, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` w.r.t. ``inputs``, returned (not accumulated into ``.grad``)."""
+    outputs = _as_tuple(outputs)
+    inputs_t = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(grads)} grad_outputs "
+                           f"for {len(outputs)} outputs")
+    for t in inputs_t:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(outputs, grads, is_grads_batched)
+    roots, seeds = _roots(outputs, grads)
+    result = run_backward(roots, seeds, retain_graph, create_graph, inputs=inputs_t, accumulate=False)
+    out = []
+    for t, g in zip(inputs_t, result):
+        if g is None:
+            if materialize_grads:
+                from .. import zeros_like
+                g = zeros_like(t)
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
+        out.append(g)
+    return tuple(out)

@@ -1,0 +1,287 @@
+"""The backward engine: walk the graph from the outputs back to the leaves.
+
+``loss.backward()`` arrives here as ``run_backward``:
+
+1. ``_collect`` walks ``node._edges`` from the root and counts, for every node,
+   how many edges lead into it (its dependencies).
+2. Nodes run when all their dependencies have delivered: a ready queue ordered
+   like PyTorch's (the most recently created node first; leaves' AccumulateGrad
+   as soon as they are ready).
+3. Running a node: tensor hooks -> pre-hooks -> ``node.apply(*grads)`` (the
+   op's ``backward``) -> post-hooks.  Each returned gradient is checked against
+   the input it belongs to (``_validate``: summed back to the input's shape when
+   the op broadcast it, cast to its dtype) and added into the next node's buffer.
+4. ``AccumulateGrad`` adds the gradient into ``leaf.grad``.
+
+``autograd.grad`` runs the same loop but captures the gradients of the given
+inputs instead of accumulating them, and skips nodes that lead to none of them.
+"""
+import heapq
+import warnings
+
+import numpy as np
+
+from .grad_mode import _state
+from .graph import AccumulateGrad
+from .._tensor import Tensor
+
+__all__ = ["run_backward"]
+
+
+def _collect(roots, targets=None):
+    """Every node reachable from ``roots``, and how many edges enter each.
+
+    With ``targets`` (a set of nodes), only nodes on a path to a target are kept.
+    """
+    order = []          # post-order: a node after everything below it
+    seen = set()
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(root._edges))]
+        while stack:
+            node, it = stack[-1]
+            for edge in it:
+                nxt = edge[1]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, iter(nxt._edges)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    if targets is not None:
+        needed = set()
+        for node in order:  # post-order: successors are decided first
+            if node in targets or any(e[1] in needed for e in node._edges):
+                needed.add(node)
+    else:
+        needed = seen
+    deps = {}
+    for node in order:
+        if node in needed:
+            for e in node._edges:
+                if e[1] in needed:
+                    deps[e[1]] = deps.get(e[1], 0) + 1
+    return needed, deps
+
+
+def _validate(node, index, grad, shape, np_dtype):
+    """Make a gradient fit its input: the reverse of broadcasting, and the input's dtype."""
+    if not isinstance(grad, Tensor):
+        raise TypeError(f"Function {node.name()} returned a gradient of type {type(grad).__name__} at "
+                        f"index {index}; expected a Tensor or None")
+    gshape = grad._data.shape
+    if gshape != shape:
+        if not _expandable(shape, gshape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"[{', '.join(map(str, gshape))}] but expected shape compatible with "
+                f"[{', '.join(map(str, shape))}]")
+        grad = grad.sum_to_size(shape)
+    if grad._data.dtype != np_dtype:
+        grad = grad.to(_from_np(np_dtype))
+    return grad
+
+
+def _from_np(npdt):
+    from .._dtype import from_numpy_dtype
+    return from_numpy_dtype(npdt)
+
+
+def _expandable(shape, to):
+    if len(shape) > len(to):
+        return False
+    for s, t in zip(reversed(shape), reversed(to)):
+        if s != 1 and s != t:
+            return False
+    return True
+
+
+def _call_tensor_hooks(hooks, grad):
+    for fn in list(hooks.values()):
+        new = fn(grad)
+        if new is not None:
+            grad = new
+    return grad
+
+
+def _n_outputs(node):
+    meta = node._out_meta
+    return 1 if meta is None else len(meta)
+
+
+def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accumulate=True):
+    """Run backward from ``roots`` (a list of (node, output_nr)) seeded with ``root_grads``.
+
+    ``inputs``: tensors whose gradients to capture (``autograd.grad``) or to
+    restrict accumulation to (``backward(inputs=...)``).  Returns the captured
+    gradients, one per input (None where no gradient arrived).
+    """
+    from .function import _edge_to
+
+    targets = None
+    leaf_targets = {}      # AccumulateGrad node -> index in inputs
+    nonleaf_targets = {}   # (node, output_nr) -> index in inputs
+    captured = None
+    if inputs is not None:
+        captured = [None] * len(inputs)
+        targets = set()
+        for i, t in enumerate(inputs):
+            node, nr = _edge_to(t)
+            targets.add(node)
+            if isinstance(node, AccumulateGrad):
+                leaf_targets[node] = i
+            else:
+                nonleaf_targets[(node, nr)] = i
+
+    root_nodes = [n for n, _ in roots]
+    needed, deps = _collect(root_nodes, targets)
+
+    buffers = {}
+    for (node, nr), g in zip(roots, root_grads):
+        if node not in needed:
+            continue
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * _n_outputs(node)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+    ready = []
+    tie = 0
+    for node in dict.fromkeys(root_nodes):
+        if node in needed and deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._seq_nr, tie, node))
+            tie += 1
+
+    prev_mode = _state.enabled
+    _state.enabled = create_graph
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node, None)
+            if grads is not None:
+                if isinstance(node, AccumulateGrad):
+                    _run_leaf(node, grads[0], create_graph, captured, leaf_targets, inputs, accumulate)
+                else:
+                    result = _run_node(node, grads, keep_graph, create_graph, captured, nonleaf_targets,
+                                       needed)
+                    if result is not None:
+                        _route(node, result, buffers, needed)
+            for e in node._edges:
+                nxt = e[1]
+                if nxt in needed:
+                    left = deps[nxt] - 1
+                    deps[nxt] = left
+                    if left == 0:
+                        heapq.heappush(ready, (-nxt._seq_nr, tie, nxt))
+                        tie += 1
+    finally:
+        _state.enabled = prev_mode
+    return captured
+
+
+def _run_leaf(node, grad, create_graph, captured, leaf_targets, inputs, accumulate):
+    var = node.variable
+    if var._hooks:
+        grad = _call_tensor_hooks(var._hooks, grad)
+    if node._pre_hooks:
+        for fn in list(node._pre_hooks.values()):
+            new = fn((grad,))
+            if new is not None:
+                grad = new[0]
+    if captured is not None and node in leaf_targets:
+        captured[leaf_targets[node]] = grad
+        if not accumulate:
+            return
+    if accumulate:
+        node._accumulate(grad, create_graph)
+        post = var.__dict__.get("_post_acc_hooks")
+        if post:
+            for fn in list(post.values()):
+                fn(var)
+
+
+def _run_node(node, grads, keep_graph, create_graph, captured, nonleaf_targets, needed):
+    # gradients of the node's outputs: tensor hooks, retain_grad, capture
+    if node._tensor_hooks:
+        for nr, hooks in node._tensor_hooks.items():
+            if grads[nr] is not None and hooks:
+                grads[nr] = _call_tensor_hooks(hooks, grads[nr])
+    if node._retain:
+        for nr, ref in node._retain.items():
+            t = ref()
+            if t is not None and grads[nr] is not None:
+                g = grads[nr]
+                if t._grad is None:
+                    t._grad = g if create_graph else g._detached_copy()
+                else:
+                    t._grad = t._grad + g
+    if captured is not None:
+        for nr in range(len(grads)):
+            i = nonleaf_targets.get((node, nr))
+            if i is not None:
+                captured[i] = grads[nr]
+        if not any(e[1] in needed for e in node._edges):
+            return None  # a captured input: nothing below it is wanted
+    if node._pre_hooks:
+        for fn in list(node._pre_hooks.values()):
+            new = fn(tuple(grads))
+            if new is not None:
+                grads = list(new)
+    meta = node._out_meta
+    if meta is not None:
+        for nr, g in enumerate(grads):
+            m = meta[nr]
+            if g is None and m is not None and m[2] and node._materialize_grads:
+                xp = np
+                grads[nr] = Tensor._make(xp.zeros(m[0], dtype=m[1]))
+    try:
+        result = node.apply(*grads)
+    except Exception:
+        if _state.anomaly and node._anomaly_trace:
+            warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the "
+                          f"error:\n{node._anomaly_trace}", UserWarning)
+        raise
+    if type(result) is not tuple:
+        result = (result,) if not isinstance(result, list) else tuple(result)
+    if getattr(node, "_custom", False):
+        n_in = len(node.needs_input_grad)
+        if len(result) != n_in:
+            if len(result) > n_in and all(r is None for r in result[n_in:]):
+                result = result[:n_in]
+            else:
+                raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                                   f"(expected {n_in}, got {len(result)})")
+    if node._hooks:
+        for fn in list(node._hooks.values()):
+            new = fn(result, tuple(grads))
+            if new is not None:
+                result = tuple(new)
+    if _state.anomaly and _state.anomaly_check_nan:
+        for i, r in enumerate(result):
+            if isinstance(r, Tensor) and r._data.dtype.kind in "fc" and np.isnan(np.asarray(r._data)).any():
+                if node._anomaly_trace:
+                    warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that "
+                                  f"caused the error:\n{node._anomaly_trace}", UserWarning)
+                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    if not keep_graph:
+        node._release()
+    return result
+
+
+def _route(node, result, buffers, needed):
+    """Send each input gradient along its edge into the next node's buffer."""
+    for index, nxt, nr, shape, np_dtype in node._edges:
+        if nxt not in needed:
+            continue
+        g = result[index] if index < len(result) else None
+        if g is None:
+            continue
+        g = _validate(node, index, g, shape, np_dtype)
+        buf = buffers.get(nxt)
+        if buf is None:
+            buf = buffers[nxt] = [None] * _n_outputs(nxt)
+        old = buf[nr]
+        buf[nr] = g if old is None else old + g

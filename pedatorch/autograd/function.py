@@ -1,0 +1,349 @@
+"""``Function``: one op = a forward and a backward, recorded as a graph node.
+
+Every op in pedatorch is a ``Function``; so are the ops a learner writes::
+
+    class Cube(pedatorch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, = ctx.saved_tensors
+            return grad * 3 * x ** 2
+
+    y = Cube.apply(x)          # y.grad_fn is a CubeBackward node
+
+Built-in ops subclass ``ArrayFunction``: the same protocol, but ``forward``
+receives the raw numpy/cupy arrays of its tensor arguments and returns arrays
+(a kernel: a few vectorised array calls), while ``backward`` receives and
+returns Tensors.  Because backward is written with Tensor ops, running it with
+grad mode on (``create_graph=True``) records a graph of the backward itself:
+higher-order gradients come for free.
+"""
+import traceback
+
+import numpy as _np
+
+from .grad_mode import _state, no_grad
+from .graph import Node, AccumulateGrad, _Saved, _seq
+from .._tensor import Tensor
+
+__all__ = ["Function", "ArrayFunction", "FunctionCtx", "once_differentiable"]
+
+FunctionCtx = Node
+_new = object.__new__
+
+
+class _FunctionMeta(type):
+    """Gives each Function subclass its node class (``MulBackward0``, ``MyFnBackward``)."""
+
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        node_name = attrs.get("node_name") or name + "Backward"
+        cls._backward_cls = type(node_name, (BackwardNode,), {"_function": cls, "__module__": cls.__module__})
+
+
+class BackwardNode(Node):
+    """Base of the per-Function node classes."""
+
+    def __init__(self):
+        self._seq_nr = next(_seq)
+
+
+class _NoGraphCtx:
+    """The ctx handed to forward when nothing needs a gradient: saving is a no-op."""
+
+    needs_input_grad = ()
+
+    def save_for_backward(self, *tensors):
+        pass
+
+    def mark_dirty(self, *tensors):
+        pass
+
+    def mark_non_differentiable(self, *tensors):
+        pass
+
+    def set_materialize_grads(self, value):
+        pass
+
+    def save_for_forward(self, *tensors):
+        pass
+
+
+_NO_CTX = _NoGraphCtx()
+
+
+def _edge_to(t):
+    """The node a gradient for tensor ``t`` flows to: its grad_fn, or its leaf's AccumulateGrad."""
+    fn = t.grad_fn
+    if fn is not None:
+        return fn, t._output_nr
+    ref = t._grad_acc
+    acc = ref() if ref is not None else None
+    if acc is None:
+        import weakref
+        acc = AccumulateGrad(t)
+        t._grad_acc = weakref.ref(acc)
+    return acc, 0
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class of differentiable ops.  Subclass it and call ``apply``."""
+
+    node_name = None
+    _array_forward = False   # forward gets Tensors (False) or arrays (ArrayFunction)
+    _view_of = None          # index of the argument whose memory the output views
+    _inplace_of = None       # index of the argument modified in place (built-ins)
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use new-style "
+            "autograd function with static forward method. "
+            "(Example: https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your "
+                                  "custom autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        return NotImplemented
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        # 1. Does anything need a gradient?  (the fast path for no_grad and constants)
+        record = False
+        if _state.enabled:
+            for a in args:
+                if type(a) is Tensor or isinstance(a, Tensor):
+                    if a._requires_grad:
+                        record = True
+                        break
+        if cls._array_forward:
+            arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+            if not record:
+                out = cls.forward(_NO_CTX, *arrays, **kwargs)
+                return _wrap_plain(cls, args, out)
+            ctx = cls._backward_cls()
+            ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+            out = cls.forward(ctx, *arrays, **kwargs)
+            return _wrap_recorded(cls, ctx, args, out)
+        # a learner's Function: forward works on Tensors, with the graph off
+        ctx = cls._backward_cls()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        with no_grad():
+            out = cls.forward(ctx, *args, **kwargs)
+        return _wrap_tensors(cls, ctx, args, out, record)
+
+
+class ArrayFunction(Function):
+    """A built-in op: ``forward(ctx, *arrays) -> array(s)``, ``backward(ctx, *Tensors) -> Tensor(s)``."""
+
+    _array_forward = True
+
+
+def once_differentiable(fn):
+    """Mark a backward that is not itself differentiable (runs with the graph off)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            return fn(ctx, *args)
+    return wrapper
+
+
+# ---------------------------------------------------------------- wrapping outputs
+
+def _wrap_plain(cls, args, out):
+    """Outputs of an op that recorded nothing."""
+    if type(out) is tuple:
+        return tuple(_plain_one(cls, args, o) for o in out)
+    return _plain_one(cls, args, out)
+
+
+def _as_array(arr):
+    """numpy turns 0-dim results into scalars; tensors always hold arrays."""
+    if isinstance(arr, (_np.generic, int, float, complex, bool)):
+        return _np.asarray(arr)
+    return arr
+
+
+def _plain_one(cls, args, arr):
+    if type(arr) is not _np.ndarray:
+        arr = _as_array(arr)
+    if cls._inplace_of is not None:
+        t = args[cls._inplace_of]
+        _write_inplace(t, arr)
+        t._bump_version()
+        return t
+    t = Tensor._make(arr)
+    if cls._view_of is not None:
+        t._become_view_of(args[cls._view_of])
+    return t
+
+
+def _write_inplace(t, arr):
+    """Write an in-place op's result into ``t``'s memory (checked first: a refused write changes nothing)."""
+    dst = t._data
+    if arr is dst:
+        return
+    if arr.dtype != dst.dtype and not _np.can_cast(arr.dtype, dst.dtype, "same_kind"):
+        from ..ops._util import _type_word
+        raise RuntimeError(f"result type {_type_word(arr.dtype)} can't be cast to the desired output type "
+                           f"{_type_word(dst.dtype)}")
+    if arr.shape != dst.shape:
+        try:
+            shape = _np.broadcast_shapes(arr.shape, dst.shape)
+        except ValueError:
+            shape = None
+        if shape != dst.shape:
+            from ..ops._util import shape_str
+            raise RuntimeError(f"output with shape {shape_str(dst.shape)} doesn't match the broadcast shape "
+                               f"{shape_str(shape if shape is not None else arr.shape)}")
+    dst[...] = arr
+
+
+def _wrap_recorded(cls, ctx, args, out):
+    """Outputs of a built-in op that records a node: link the node into the graph."""
+    multi = type(out) is tuple
+    if multi:
+        outs = tuple(o if type(o) is _np.ndarray else _as_array(o) for o in out)
+    else:
+        outs = (out if type(out) is _np.ndarray else _as_array(out),)
+    if cls._inplace_of is not None:
+        return _wrap_inplace(cls, ctx, args, outs, multi)
+    _link_inputs(ctx, args)
+    results = []
+    for nr, arr in enumerate(outs):
+        differentiable = arr.dtype.kind in "fc"
+        t = Tensor._make(arr, ctx if differentiable else None, nr)
+        if cls._view_of is not None:
+            t._become_view_of(args[cls._view_of])
+        results.append(t)
+    if multi:
+        ctx._out_meta = tuple((a.shape, a.dtype, a.dtype.kind in "fc") for a in outs)
+    _save(ctx, args, outs, results)
+    return tuple(results) if multi else results[0]
+
+
+def _wrap_inplace(cls, ctx, args, outs, multi):
+    """An in-place op (``add_``): the target keeps its memory and gets this node as its new grad_fn."""
+    t = args[cls._inplace_of]
+    _check_inplace(t, ctx)
+    to_save = ctx.__dict__.get("_to_save")
+    if to_save and any(s is t._data for s in to_save):
+        # backward needs the values from before the write: keep a snapshot with the old history
+        old = Tensor._make(t._data.copy(), t.grad_fn, t._output_nr)
+        old._requires_grad = t._requires_grad
+        ctx._to_save = tuple(old if s is t._data else s for s in to_save)
+    _write_inplace(t, outs[0])
+    _link_inputs(ctx, args)
+    t._bump_version()
+    t._set_history(ctx, 0)
+    results = [t] + [Tensor._make(a) for a in outs[1:]]
+    _save(ctx, args, outs, results)
+    if t._base is not None:
+        from ..ops.shape import rebase_view_history
+        rebase_view_history(t)
+    return tuple(results) if multi else t
+
+
+def _link_inputs(ctx, args):
+    nxt = []
+    edges = []
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            if a._requires_grad:
+                node, nr = _edge_to(a)
+                nxt.append((node, nr))
+                edges.append((i, node, nr, a._data.shape, a._data.dtype))
+            else:
+                nxt.append((None, 0))
+    ctx._next = tuple(nxt)
+    ctx._edges = tuple(edges)
+    if _state.anomaly:
+        ctx._anomaly_trace = "".join(traceback.format_stack()[:-3])
+
+
+def _save(ctx, args, outs, results):
+    to_save = ctx.__dict__.pop("_to_save", None)
+    if not to_save:
+        return
+    saved = []
+    for s in to_save:
+        if s is None or not hasattr(s, "dtype") or isinstance(s, _np.generic):
+            saved.append(_Saved(data=s, is_output=False) if s is not None else None)
+            continue
+        item = None
+        for k, o in enumerate(outs):
+            if (s is o or s is results[k]) and isinstance(results[k], Tensor):
+                if results[k].grad_fn is ctx:
+                    item = _Saved(results[k], is_output=True, output_nr=k)
+                else:
+                    item = _Saved(results[k])
+                break
+        if item is None:
+            for a in args:
+                if isinstance(a, Tensor) and (s is a._data or s is a):
+                    item = _Saved(a)
+                    break
+        if item is None:  # an intermediate array (a mask, a probability table): a constant
+            item = _Saved(s if isinstance(s, Tensor) else Tensor._make(s))
+            item.counter = None
+        saved.append(item)
+    ctx._saved = tuple(saved)
+
+
+def _check_inplace(t, ctx):
+    if t.grad_fn is None and t._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if t._base is not None and t._base._requires_grad and t._base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+
+
+def _wrap_tensors(cls, ctx, args, out, record):
+    """Outputs of a learner's Function (forward returned Tensors)."""
+    multi = isinstance(out, tuple)
+    outs = out if multi else (out,)
+    dirty = ctx.__dict__.pop("_dirty", ())
+    nondiff = ctx.__dict__.pop("_non_differentiable", ())
+    if record:
+        _link_inputs(ctx, args)
+    results = []
+    for nr, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            results.append(o)
+            continue
+        if any(o is d for d in dirty):
+            t = o
+            if record:
+                _check_inplace(t, ctx)
+            t._bump_version()
+        elif any(o is a for a in args):
+            t = o._alias()  # returning an input unchanged: a new tensor sharing its memory
+        elif o._requires_grad or o.grad_fn is not None:
+            t = o._alias()
+        else:
+            t = o
+        if record and o._data.dtype.kind in "fc" and not any(o is n for n in nondiff):
+            t._set_history(ctx, nr)
+        results.append(t)
+    if record:
+        ctx._out_meta = tuple(
+            (o._data.shape, o._data.dtype, not any(o is n for n in nondiff)) if isinstance(o, Tensor)
+            else None for o in outs)
+        _save(ctx, args, outs, results)
+        ctx._custom = True
+    return tuple(results) if multi else results[0]

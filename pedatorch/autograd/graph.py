@@ -1,0 +1,196 @@
+"""The backward graph: nodes (a tensor's ``grad_fn``), edges and saved tensors.
+
+Every op that records history creates one ``Node``.  The node is also the
+``ctx`` its Function's ``forward`` and ``backward`` receive, exactly as in
+PyTorch, so ``y.grad_fn.saved_tensors`` is what ``forward`` saved.
+
+Edges: ``node._edges`` lists, for each input that needs a gradient, the
+position of its gradient in ``backward``'s result and the node that gradient
+flows to next (another op's node, or the ``AccumulateGrad`` of a leaf).
+``next_functions`` shows the same edges the way PyTorch does.
+"""
+import itertools
+
+from ..utils.hooks import _HookDict, add_hook
+
+_seq = itertools.count()
+
+
+class _Saved:
+    """One tensor saved for backward, with the version it had when saved."""
+
+    __slots__ = ("tensor", "data", "version", "counter", "is_output", "output_nr")
+
+    def __init__(self, tensor=None, data=None, is_output=False, output_nr=0):
+        self.tensor = tensor
+        self.is_output = is_output
+        self.output_nr = output_nr
+        if tensor is not None:
+            self.data = tensor._data
+            self.counter = tensor._shared_version()
+            self.version = self.counter.value
+        else:
+            self.data = data
+            self.counter = None
+            self.version = 0
+
+
+class Node:
+    """A step of the backward pass: takes gradients of an op's outputs, returns those of its inputs.
+
+    Attributes set when an op records it (see ``Function.apply``):
+      _edges:  tuple of (index into backward's result, next node, next node's input_nr, shape, np dtype)
+      _next:   one (node or None, input_nr) per tensor input (what ``next_functions`` shows)
+      _saved:  the saved tensors, or None once backward has freed them
+    """
+
+    _saved = ()
+    _edges = ()
+    _next = ()
+    _hooks = None          # post hooks: fn(grad_inputs, grad_outputs)
+    _pre_hooks = None      # pre hooks:  fn(grad_outputs)
+    _tensor_hooks = None   # {output_nr: _HookDict} from Tensor.register_hook on non-leaf outputs
+    _retain = None         # {output_nr: weakref to the tensor} for retain_grad()
+    _out_meta = None       # per output (shape, np dtype, differentiable) when there are several
+    _anomaly_trace = None
+    _materialize_grads = True
+    _seq_nr = 0
+
+    # -- what PyTorch shows
+    def name(self):
+        return type(self).__name__
+
+    @property
+    def next_functions(self):
+        return self._next
+
+    @property
+    def metadata(self):
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self.__dict__["_metadata"] = {}
+        return d
+
+    def _sequence_nr(self):
+        return self._seq_nr
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    # -- ctx API (used inside Function.forward / backward)
+    def save_for_backward(self, *tensors):
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        self._to_save_forward = tensors
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        self._materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self):
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the graph "
+                "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+                "you need to backward through the graph a second time or if you need to access saved "
+                "tensors after calling backward.")
+        return tuple(self._unpack(s) for s in saved)
+
+    def _unpack(self, s):
+        if s is None:
+            return None
+        if s.tensor is None and not s.is_output:
+            return s.data  # a Python number saved by a kernel
+        if s.counter is not None and s.counter.value != s.version:
+            t = s.tensor
+            what = f"output {s.output_nr} of {self.name()}" if s.is_output else _describe_producer(t)
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{_type_name(s.data)} [{', '.join(map(str, s.data.shape))}]], "
+                f"which is {what}, is at version {s.counter.value}; expected version {s.version} instead. "
+                "Hint: the backtrace further above can point to the operation that failed to compute "
+                "its gradient. The variable in question was changed in there or anywhere later. Good luck!")
+        if s.is_output:
+            from .._tensor import Tensor
+            return Tensor._make(s.data, self, s.output_nr, s.counter)
+        return s.tensor
+
+    # -- hooks
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; it may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = _HookDict()
+        return add_hook(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; it may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = _HookDict()
+        return add_hook(self._pre_hooks, fn)
+
+    def _register_tensor_hook(self, output_nr, fn):
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        d = self._tensor_hooks.setdefault(output_nr, _HookDict())
+        return add_hook(d, fn)
+
+    # -- running
+    def apply(self, *grad_outputs):
+        """Compute input gradients from output gradients (the Function's ``backward``)."""
+        return self._function.backward(self, *grad_outputs)
+
+    def _release(self):
+        if self._saved:
+            self._saved = None
+
+
+def _type_name(arr):
+    from .._dtype import from_numpy_dtype
+    names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+             "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+             "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+             "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
+    return "torch." + names.get(from_numpy_dtype(arr.dtype).name, "Tensor")
+
+
+def _describe_producer(t):
+    if t.grad_fn is not None:
+        return f"output {t._output_nr} of {t.grad_fn.name()}"
+    return "a leaf Variable" if t._requires_grad else "a leaf Tensor"
+
+
+class AccumulateGrad(Node):
+    """The node at a leaf: adds the incoming gradient into ``variable.grad``."""
+
+    def __init__(self, variable):
+        self.variable = variable
+        self._seq_nr = 2**62  # PyTorch gives leaves the highest priority
+        self._edges = ()
+        self._next = ()
+
+    def apply(self, grad):  # the engine calls _accumulate directly; this is for learners
+        self._accumulate(grad, False)
+        return ()
+
+    def _accumulate(self, grad, create_graph):
+        var = self.variable
+        old = var._grad
+        if old is None:
+            if create_graph:
+                var._grad = grad.clone()  # keeps its history: a gradient penalty differentiates it
+            else:
+                var._grad = grad._detached_copy()
+        elif create_graph or old._requires_grad:
+            var._grad = old + grad
+        else:
+            old._data += grad._data
+            old._bump_version()

@@ -1,0 +1,145 @@
+"""Helpers every op module shares: type promotion on arrays, ``out=``, in-place writes, dims.
+
+Kernels (``ArrayFunction.forward``) see raw arrays and Python scalars.  numpy's
+own promotion differs from PyTorch's in a few places (an int64 array times 1.5
+is float64 in numpy, float32 in PyTorch; a 0-dim float64 array does not widen
+a float32 one in PyTorch), so binary kernels call ``promote`` first.
+"""
+import numbers
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+
+_float_kinds = "fc"
+
+
+def promote(a, b):
+    """Cast arrays/scalars ``a`` and ``b`` so numpy computes in PyTorch's result dtype."""
+    ta, tb = type(a), type(b)
+    if ta is np.ndarray:
+        if tb is np.ndarray:
+            if a.dtype == b.dtype:
+                return a, b
+        elif tb is float:
+            if a.dtype.kind in _float_kinds:
+                return a, b
+        elif tb is int:
+            if a.dtype.kind in "iufc":
+                return a, b
+    elif tb is np.ndarray and ta is float and b.dtype.kind in _float_kinds:
+        return a, b
+    dt = D.result_type_of(a, b).np
+    return cast(a, dt), cast(b, dt)
+
+
+def result_np_dtype(*operands):
+    return D.result_type_of(*operands).np
+
+
+def cast(x, np_dtype):
+    """An array in ``np_dtype`` (Python scalars stay scalars: numpy treats them as weak)."""
+    if hasattr(x, "dtype") and not isinstance(x, np.generic):
+        return x if x.dtype == np_dtype else x.astype(np_dtype)
+    if isinstance(x, np.generic):
+        x = x.item()
+    if np_dtype.kind == "b":
+        return bool(x)
+    if np_dtype.kind in "iu" and isinstance(x, float):
+        return np_dtype.type(x)
+    return x
+
+
+def to_float(x):
+    """Integer and bool inputs of float-valued ops compute in the default float dtype."""
+    if x.dtype.kind in _float_kinds or x.dtype.name == "bfloat16":
+        return x
+    return x.astype(D.get_default_dtype().np)
+
+
+def is_number(x):
+    return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
+
+
+def as_tensor_arg(x, like=None):
+    """Tensors pass through; numbers and lists become tensors (used where PyTorch wants a Tensor)."""
+    if isinstance(x, Tensor):
+        return x
+    from .creation import tensor
+    return tensor(x)
+
+
+def wrap_dim(dim, ndim):
+    """A dim in [0, ndim): negative dims count from the end; IndexError as PyTorch words it."""
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def wrap_dims(dims, ndim):
+    if dims is None:
+        return tuple(range(ndim))
+    if isinstance(dims, numbers.Integral):
+        dims = (dims,)
+    out = tuple(wrap_dim(int(d), ndim) for d in dims)
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
+    return out
+
+
+def write_out(out, result):
+    """Implement ``out=``: copy ``result`` into ``out`` (resized if its shape differs)."""
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        if isinstance(out, (tuple, list)):
+            for o, r in zip(out, result):
+                write_out(o, r)
+            return out
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    from ..autograd.grad_mode import _state
+    if _state.enabled and (out._requires_grad or (isinstance(result, Tensor) and result._requires_grad)):
+        raise RuntimeError("functions with out=... arguments don't support automatic differentiation, but "
+                           "one of the arguments requires grad.")
+    r = result._data
+    if out._data.shape != r.shape:
+        out._data = np.empty(r.shape, dtype=out._data.dtype) if isinstance(r, np.ndarray) else r.astype(
+            out._data.dtype)
+    if not np.can_cast(r.dtype, out._data.dtype, "same_kind"):
+        raise RuntimeError(f"result type {_type_word(r.dtype)} can't be cast to the desired output type "
+                           f"{_type_word(out._data.dtype)}")
+    out._data[...] = r
+    out._bump_version()
+    return out
+
+
+def _type_word(npdt):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+            "complex128": "ComplexDouble", "bfloat16": "BFloat16"}.get(np.dtype(npdt).name, str(npdt))
+
+
+def shape_str(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def broadcast_shapes_or_raise(a, b):
+    """The broadcast shape of two shapes, or PyTorch's RuntimeError naming the clashing dim."""
+    n = max(len(a), len(b))
+    out = []
+    for i in range(-1, -n - 1, -1):
+        x = a[i] if -i <= len(a) else 1
+        y = b[i] if -i <= len(b) else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {n + i}")
+        out.append(y if x == 1 else x)
+    return tuple(reversed(out))
+
+
+def register(names_to_functions):
+    """Attach functions to Tensor as methods (``t.sin()`` is ``sin(t)``)."""
+    for name, fn in names_to_functions.items():
+        setattr(Tensor, name, fn)

@@ -1,0 +1,51 @@
+"""Moving a tensor to another dtype or device (``Tensor.to``), recorded as ``ToCopyBackward0``."""
+import numpy as np
+
+from .._device import to_device_array, device_of
+from ..autograd.function import ArrayFunction
+
+
+class ToCopy(ArrayFunction):
+    """out = x in another dtype and/or on another device;  dx = grad moved back"""
+    node_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dev, np_dtype):
+        ctx.src = (device_of(x), x.dtype)
+        out = x
+        if np_dtype is not None and x.dtype != np_dtype:
+            if x.dtype.kind == "c" and np_dtype.kind != "c":
+                out = out.real
+            out = out.astype(np_dtype)
+        if dev is not None:
+            moved = to_device_array(out, dev)
+            if moved is not out:
+                out = moved
+        if out is x:
+            out = x.copy()
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        dev, dt = ctx.src
+        from .._dtype import from_numpy_dtype
+        g = grad
+        if grad.device != dev:
+            g = to_copy(g, dev, None, False)
+        if g._data.dtype != dt:
+            if g.is_complex() and dt.kind != "c":
+                g = g.real
+            g = to_copy(g, None, from_numpy_dtype(dt), False)
+        return g, None, None
+
+
+def to_copy(t, dev, dt, copy):
+    """``t.to(dev, dt)``: the same tensor when nothing changes (unless ``copy``)."""
+    np_dt = dt.np if dt is not None else None
+    same_dev = dev is None or dev == t.device or (dev.type == t.device.type and dev.index is None)
+    same_dt = np_dt is None or np_dt == t._data.dtype
+    if same_dev and same_dt and not copy:
+        return t
+    if same_dev:
+        dev = None
+    return ToCopy.apply(t, dev, np_dt)

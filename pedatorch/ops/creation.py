@@ -1,0 +1,404 @@
+"""Making tensors: ``tensor``, ``zeros``, ``ones``, ``full``, ``arange``, ``linspace``, ``eye``, ``*_like`` ...
+
+dtype inference follows PyTorch: Python floats give the default dtype
+(float32), Python ints int64, bools bool; a numpy array keeps its dtype.
+``empty`` returns zero-filled memory (PyTorch's is uninitialised: any values
+are allowed, and zeros keep notebooks reproducible).
+"""
+import numbers
+import warnings
+
+import numpy as np
+
+from .. import _dtype as D
+from .._device import as_device, to_device_array, CPU
+from .._tensor import Tensor, Size, preserve_format
+from ._util import write_out, register
+
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack", "zeros", "ones", "full", "empty",
+           "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace", "logspace",
+           "eye", "empty_strided", "scalar_tensor", "frombuffer", "complex", "polar"]
+
+_pyrange = range
+
+
+def _size_arg(size):
+    if len(size) == 1 and not isinstance(size[0], numbers.Integral):
+        size = size[0]
+    try:
+        out = tuple(int(s) for s in size)
+    except TypeError:
+        raise TypeError(f"zeros(): argument 'size' must be tuple of ints, but found element of type "
+                        f"{type(size[0]).__name__} at pos 0") from None
+    for s in out:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(out)}")
+    return out
+
+
+def _finish(arr, device, requires_grad, out=None):
+    """Place ``arr`` on ``device`` and wrap it (the common tail of every factory)."""
+    if device is not None:
+        dev = as_device(device)
+        if dev.type != "cpu":
+            arr = to_device_array(arr, dev)
+    t = Tensor._make(arr)
+    if requires_grad:
+        t.requires_grad = True
+    if out is not None:
+        return write_out(out, t)
+    return t
+
+
+def _infer_np_dtype(arr, data):
+    """PyTorch's dtype for data that came from Python lists/scalars."""
+    k = arr.dtype.kind
+    if k == "f":
+        return D.get_default_dtype().np
+    if k == "c":
+        return D._default_complex().np
+    if k in "iu":
+        return np.dtype(np.int64)
+    if k == "b":
+        return np.dtype(np.bool_)
+    raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+
+
+def _flatten_tensors(data):
+    """Lists may hold 0-dim (or any) tensors: replace them by their values."""
+    if isinstance(data, Tensor):
+        return data._data if data.is_cpu else data._data.get()
+    if isinstance(data, (list, tuple)):
+        return [_flatten_tensors(d) for d in data]
+    return data
+
+
+def _check_ragged(data, depth=0):
+    if isinstance(data, (list, tuple)) and data and isinstance(data[0], (list, tuple)):
+        n = len(data[0])
+        for d in data:
+            if not isinstance(d, (list, tuple)):
+                raise TypeError(f"not a sequence")
+            if len(d) != n:
+                raise ValueError(f"expected sequence of length {n} at dim {depth + 1} (got {len(d)})")
+            _check_ragged(d, depth + 1)
+
+
+def _to_array(data, dtype):
+    if isinstance(data, np.ndarray):
+        arr = data
+        if dtype is None:
+            D.from_numpy_dtype(arr.dtype)  # TypeError for dtypes PyTorch lacks
+            return np.array(arr, copy=True)
+        return np.array(arr, dtype=dtype.np, copy=True)
+    if isinstance(data, np.generic):
+        return np.array(data, dtype=dtype.np if dtype else None)
+    if isinstance(data, str):
+        raise TypeError(f"new(): invalid data type 'str'")
+    has_tensor = isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data)
+    data = _flatten_tensors(data)
+    if isinstance(data, (list, tuple)):
+        _check_ragged(data)
+    try:
+        arr = np.array(data)
+    except ValueError as e:
+        raise ValueError(str(e)) from None
+    if arr.dtype == object:
+        raise TypeError(f"Could not infer dtype of {type(_first(data)).__name__}")
+    if dtype is not None:
+        return arr.astype(dtype.np, copy=False)
+    if has_tensor and arr.dtype.kind in "fc":
+        return arr
+    return arr.astype(_infer_np_dtype(arr, data), copy=False)
+
+
+def _first(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor with a copy of ``data`` (nested lists, numbers, numpy arrays or tensors)."""
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
+                      "or sourceTensor.clone().detach().requires_grad_(True), rather than "
+                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+        arr = data._data.copy() if dtype is None else data._data.astype(dtype.np)
+        return _finish(arr, device if device is not None else None, requires_grad) if device is not None or \
+            data.is_cpu else _finish_same_device(arr, requires_grad)
+    arr = _to_array(data, dtype)
+    return _finish(arr, device, requires_grad)
+
+
+def _finish_same_device(arr, requires_grad):
+    t = Tensor._make(arr)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    dt = dtype or D.get_default_dtype()
+    return _finish(np.array(s, dtype=dt.np), device, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like ``tensor`` but shares memory when it can (a tensor or a numpy array of the right dtype)."""
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype) if (dtype or device) else data
+    if isinstance(data, np.ndarray) and (dtype is None or dtype.np == data.dtype) and \
+            (device is None or as_device(device).type == "cpu"):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    if copy:
+        t = tensor(obj, dtype=dtype, device=device) if not isinstance(obj, Tensor) else obj.clone()
+    else:
+        t = as_tensor(obj, dtype=dtype, device=device)
+    if requires_grad:
+        t.requires_grad_()
+    return t
+
+
+def from_numpy(ndarray):
+    """A tensor over the same memory as ``ndarray`` (no copy: changes show in both)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if any(s < 0 for s in ndarray.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().) ")
+    D.from_numpy_dtype(ndarray.dtype)
+    if not ndarray.flags.writeable:
+        warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+                      "This means writing to this tensor will result in undefined behavior.", UserWarning,
+                      stacklevel=2)
+    if not ndarray.dtype.isnative:
+        ndarray = ndarray.astype(ndarray.dtype.newbyteorder("="))
+    return Tensor._make(ndarray)
+
+
+def from_dlpack(ext_tensor):
+    """Zero-copy import of any object with ``__dlpack__`` (numpy, cupy, torch)."""
+    dev_type = ext_tensor.__dlpack_device__()[0] if hasattr(ext_tensor, "__dlpack_device__") else 1
+    if dev_type == 1:  # kDLCPU
+        arr = np.from_dlpack(ext_tensor)
+        return Tensor._make(arr)
+    from .._device import cupy_module
+    return Tensor._make(cupy_module().from_dlpack(ext_tensor))
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    arr = np.frombuffer(buffer, dtype=dtype.np, count=count, offset=offset)
+    return _finish(arr, None, requires_grad)
+
+
+def _dtype_or_default(dtype):
+    return (dtype or D.get_default_dtype()).np
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return _finish(np.zeros(_size_arg(size), _dtype_or_default(dtype)), device, requires_grad, out)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return _finish(np.ones(_size_arg(size), _dtype_or_default(dtype)), device, requires_grad, out)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None):
+    return _finish(np.zeros(_size_arg(size), _dtype_or_default(dtype)), device, requires_grad, out)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    size, stride = tuple(size), tuple(stride)
+    n = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
+    flat = np.zeros(max(n, 1), _dtype_or_default(dtype))
+    item = flat.itemsize
+    arr = np.lib.stride_tricks.as_strided(flat, size, tuple(s * item for s in stride))
+    return _finish(arr, device, requires_grad)
+
+
+def _fill_dtype(fill_value):
+    if isinstance(fill_value, bool):
+        return np.dtype(np.bool_)
+    if isinstance(fill_value, numbers.Integral):
+        return np.dtype(np.int64)
+    if isinstance(fill_value, numbers.Complex) and not isinstance(fill_value, numbers.Real):
+        return D._default_complex().np
+    return D.get_default_dtype().np
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    np_dt = dtype.np if dtype is not None else _fill_dtype(fill_value)
+    return _finish(np.full(_size_arg((size,)), fill_value, np_dt), device, requires_grad, out)
+
+
+def _like(input, dtype, device):
+    np_dt = dtype.np if dtype is not None else input._data.dtype
+    dev = device if device is not None else (None if input.is_cpu else input.device)
+    return np_dt, dev
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=preserve_format):
+    np_dt, dev = _like(input, dtype, device)
+    return _finish(np.zeros(input._data.shape, np_dt), dev, requires_grad)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=preserve_format):
+    np_dt, dev = _like(input, dtype, device)
+    if dev is None and input.is_cpu:
+        t = Tensor._make(np.ones(input._data.shape, np_dt))
+        if requires_grad:
+            t.requires_grad = True
+        return t
+    return _finish(np.ones(input._data.shape, np_dt), dev, requires_grad)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=preserve_format):
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=preserve_format):
+    np_dt, dev = _like(input, dtype, device)
+    return _finish(np.full(input._data.shape, fill_value, np_dt), dev, requires_grad)
+
+
+def _num(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+           pin_memory=False):
+    """Values start, start+step, ... < end (float arguments give the default float dtype)."""
+    if end is None:
+        start, end = 0, start
+    start, end, step = _num(start), _num(end), _num(step)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0 and end != start:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        is_float = any(isinstance(v, float) for v in (start, end, step))
+        np_dt = D.get_default_dtype().np if is_float else np.dtype(np.int64)
+    else:
+        np_dt = dtype.np
+    n = max(0, int(np.ceil((end - start) / step)))
+    if np_dt.kind in "iu" and all(isinstance(v, numbers.Integral) for v in (start, end, step)):
+        arr = np.arange(start, start + n * step, step, dtype=np_dt)[:n]
+    else:
+        arr = (start + np.arange(n, dtype=np.float64) * step).astype(np_dt)
+    return _finish(arr, device, requires_grad, out)
+
+
+def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """Deprecated in PyTorch: like arange but includes ``end``."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
+                  "in [start, end).", UserWarning, stacklevel=2)
+    if end is None:
+        start, end = 0, start
+    n = int((end - start) // step) + 1
+    np_dt = (dtype or D.get_default_dtype()).np
+    arr = (start + np.arange(n, dtype=np.float64) * step).astype(np_dt)
+    return _finish(arr, device, requires_grad, out)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from start to end, computed as PyTorch does (symmetric halves)."""
+    start, end = _num(start), _num(end)
+    if not isinstance(steps, numbers.Integral) or steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if dtype is None:
+        is_complex = any(isinstance(v, complex) for v in (start, end))
+        np_dt = D._default_complex().np if is_complex else D.get_default_dtype().np
+    else:
+        np_dt = dtype.np
+    work = np_dt if np_dt.kind in "fc" else np.dtype(np.float64)
+    if steps == 0:
+        arr = np.zeros(0, np_dt)
+    elif steps == 1:
+        arr = np.array([start], dtype=work).astype(np_dt)
+    else:
+        s, e = work.type(start), work.type(end)
+        step = (e - s) / work.type(steps - 1)
+        idx = np.arange(steps)
+        half = steps // 2
+        lo = s + step * idx[:half].astype(work)
+        hi = e - step * (steps - 1 - idx[half:]).astype(work)
+        arr = np.concatenate([lo, hi]).astype(work)
+        arr = arr.astype(np_dt) if np_dt.kind in "fc" else np.trunc(arr).astype(np_dt)
+    return _finish(arr, device, requires_grad, out)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    np_dt = (dtype or D.get_default_dtype()).np
+    work = np_dt if np_dt.kind == "f" else np.dtype(np.float64)
+    lin = linspace(start, end, steps, dtype=D.from_numpy_dtype(work))._data
+    arr = np.power(work.type(base), lin).astype(np_dt)
+    return _finish(arr, device, requires_grad, out)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    if n < 0 or (m is not None and m < 0):
+        raise RuntimeError(f"n must be greater or equal to 0, got {n if n < 0 else m}")
+    return _finish(np.eye(n, n if m is None else m, dtype=_dtype_or_default(dtype)), device, requires_grad, out)
+
+
+def complex(real, imag, *, out=None):
+    if real._data.dtype != imag._data.dtype:
+        raise RuntimeError(f"Expected object of scalar type {real.dtype} but got scalar type {imag.dtype} for "
+                           f"second argument")
+    return real + imag * 1j
+
+
+def polar(abs, angle, *, out=None):
+    return abs * angle.cos() + abs * angle.sin() * 1j
+
+
+# ---------------------------------------------------------------------- Tensor.new_*
+
+def _new_kwargs(self, dtype, device):
+    return (dtype or self.dtype), (device if device is not None else self.device)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    dt, dev = _new_kwargs(self, dtype, device)
+    if isinstance(data, Tensor):
+        data = data._data
+    return tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    dt, dev = _new_kwargs(self, dtype, device)
+    return zeros(*size, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    dt, dev = _new_kwargs(self, dtype, device)
+    return ones(*size, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    dt, dev = _new_kwargs(self, dtype, device)
+    return empty(*size, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+             pin_memory=False):
+    dt, dev = _new_kwargs(self, dtype, device)
+    return full(size, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+register({"new_tensor": new_tensor, "new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty,
+          "new_full": new_full})

@@ -1,0 +1,1445 @@
+"""Elementwise ops: arithmetic, math functions, comparisons, logic, ``where``, ``clamp``.
+
+Each op is an ``ArrayFunction``: ``forward`` is the numpy kernel, ``backward``
+the derivative written with Tensor ops (its formula is in the docstring).
+Broadcasting needs no code here: the engine sums every gradient back to its
+input's shape (``engine._validate``), so ``backward`` may return gradients of
+the broadcast shape.
+"""
+import math
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ..autograd.function import ArrayFunction
+from ._util import promote, to_float, write_out, register, is_number, _type_word
+
+__all__ = []  # filled by _export
+
+
+def _export(*fns):
+    for f in fns:
+        __all__.append(f.__name__)
+
+
+# ====================================================================== arithmetic
+
+class Add(ArrayFunction):
+    """out = a + alpha * b;   da = grad,  db = alpha * grad"""
+    node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        a, b = promote(a, b)
+        if alpha != 1:
+            ctx.alpha = alpha
+            return a + alpha * b
+        return a + b
+
+    @staticmethod
+    def backward(ctx, grad):
+        alpha = getattr(ctx, "alpha", 1)
+        return grad, (grad if alpha == 1 else grad * alpha)
+
+
+class Sub(ArrayFunction):
+    """out = a - alpha * b;   da = grad,  db = -alpha * grad"""
+    node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        a, b = promote(a, b)
+        _no_bool_sub(a, b)
+        if alpha != 1:
+            ctx.alpha = alpha
+            return a - alpha * b
+        return a - b
+
+    @staticmethod
+    def backward(ctx, grad):
+        alpha = getattr(ctx, "alpha", 1)
+        return grad, (-grad if alpha == 1 else grad * -alpha)
+
+
+class Rsub(ArrayFunction):
+    """out = b - alpha * a   (``2 - x``);   da = -alpha * grad"""
+    node_name = "RsubBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        a, b = promote(a, b)
+        _no_bool_sub(a, b)
+        ctx.alpha = alpha
+        return b - alpha * a if alpha != 1 else b - a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (-grad if ctx.alpha == 1 else grad * -ctx.alpha), None
+
+
+def _no_bool_sub(a, b):
+    if getattr(a, "dtype", None) == np.bool_ and (getattr(b, "dtype", None) == np.bool_ or isinstance(b, bool)):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                           "`^` or `logical_xor()` operator instead.")
+
+
+class Mul(ArrayFunction):
+    """out = a * b;   da = grad * b,  db = grad * a"""
+    node_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        a, b = promote(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (grad * _conj(b) if ctx.needs_input_grad[0] else None,
+                grad * _conj(a) if ctx.needs_input_grad[1] else None)
+
+
+def _conj(x):
+    """Complex gradients use the conjugate (as PyTorch); real ones pass through."""
+    return x.conj() if isinstance(x, Tensor) and x._data.dtype.kind == "c" else x
+
+
+class Div(ArrayFunction):
+    """out = a / b;   da = grad / b,  db = -grad * a / b**2"""
+    node_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, rounding_mode=None):
+        ctx.save_for_backward(a, b)
+        ctx.rounding_mode = rounding_mode
+        a, b = promote(a, b)
+        if rounding_mode is None:
+            if np.result_type(a, b).kind not in "fc":
+                f = D.get_default_dtype().np
+                a, b = (a.astype(f) if hasattr(a, "astype") else a), (b.astype(f) if hasattr(b, "astype") else b)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.true_divide(a, b)
+        return _rounded_div(a, b, rounding_mode)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        if ctx.rounding_mode is not None:
+            return (grad * 0 if ctx.needs_input_grad[0] else None,
+                    grad * 0 if ctx.needs_input_grad[1] else None)
+        ga = grad / b if ctx.needs_input_grad[0] else None
+        gb = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+def _rounded_div(a, b, mode):
+    kind = np.result_type(a, b).kind
+    if mode == "trunc":
+        if kind in "iu":
+            _check_int_zero(b)
+            q = np.floor_divide(a, b)
+            r = np.remainder(a, b)
+            return q + ((r != 0) & (q < 0)).astype(q.dtype)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.trunc(np.true_divide(a, b))
+    if mode == "floor":
+        if kind in "iu":
+            _check_int_zero(b)
+            return np.floor_divide(a, b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.floor_divide(a, b)
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
+
+
+def _check_int_zero(b):
+    if np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+class Pow(ArrayFunction):
+    """out = a ** p (p a number);   da = grad * p * a**(p-1)"""
+    node_name = "PowBackward0"
+
+    @staticmethod
+    def forward(ctx, a, p):
+        ctx.save_for_backward(a)
+        ctx.p = p
+        a2, p2 = promote(a, p)
+        if a2.dtype.kind in "iu" and isinstance(p2, (int, np.integer)) and p2 < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if p == 2:
+            return a2 * a2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.power(a2, p2)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, = ctx.saved_tensors
+        p = ctx.p
+        if p == 0:
+            return grad * 0, None
+        if p == 2:
+            return grad * (a * 2), None
+        return grad * (a ** (p - 1) * p), None
+
+
+class PowTensor(ArrayFunction):
+    """out = a ** b (both tensors);   da = grad * b * a**(b-1),  db = grad * out * log(a)"""
+    node_name = "PowBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a2, b2 = promote(a, b)
+        if a2.dtype.kind in "iu" and np.any(np.asarray(b2) < 0):
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.power(a2, b2)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        ga = grad * b * a ** (b - 1) if ctx.needs_input_grad[0] else None
+        gb = None
+        if ctx.needs_input_grad[1]:
+            gb = grad * out * where(a == 0, 1.0, a).log()
+        return ga, gb
+
+
+class RPow(ArrayFunction):
+    """out = s ** b (s a number);   db = grad * out * log(s)"""
+    node_name = "PowBackward2"
+
+    @staticmethod
+    def forward(ctx, b, s):
+        s2, b2 = promote(s, b)
+        if b2.dtype.kind in "iu" and np.any(b2 < 0):
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        out = np.power(s2, b2)
+        ctx.save_for_backward(out)
+        ctx.s = s
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, = ctx.saved_tensors
+        return grad * out * (math.log(ctx.s) if ctx.s > 0 else float("nan") if ctx.s < 0 else 0.0), None
+
+
+class Remainder(ArrayFunction):
+    """out = a - floor(a / b) * b  (sign of b, like Python's %);  da = grad, db = -grad * floor(a / b)"""
+    node_name = "RemainderBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        a, b = promote(a, b)
+        if np.result_type(a, b).kind in "iu":
+            _check_int_zero(b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.remainder(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        gb = None
+        if ctx.needs_input_grad[1]:
+            gb = -grad * (a / b).floor()
+        return grad, gb
+
+
+class Fmod(ArrayFunction):
+    """out = a - trunc(a / b) * b  (sign of a, like C's fmod);  da = grad, db = -grad * trunc(a / b)"""
+    node_name = "FmodBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        a, b = promote(a, b)
+        if np.result_type(a, b).kind in "iu":
+            _check_int_zero(b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.fmod(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        gb = -grad * (a / b).trunc() if ctx.needs_input_grad[1] else None
+        return grad, gb
+
+
+class FloorDivide(ArrayFunction):
+    """out = floor(a / b); the gradient is zero almost everywhere (PyTorch does not differentiate it)"""
+    node_name = "FloorDivideBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        a, b = promote(a, b)
+        return _rounded_div(a, b, "floor")
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for floor_divide is not implemented")
+
+
+class Atan2(ArrayFunction):
+    """out = atan2(a, b);  da = grad * b / (a² + b²),  db = -grad * a / (a² + b²)"""
+    node_name = "Atan2Backward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        a, b = promote(to_float(a) if hasattr(a, "dtype") else a, to_float(b) if hasattr(b, "dtype") else b)
+        return np.arctan2(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        r = a * a + b * b
+        return grad * b / r, -grad * a / r
+
+
+class Maximum(ArrayFunction):
+    """out = max(a, b);  da = grad where a > b (half on ties),  db = grad where b > a"""
+    node_name = "MaximumBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        a, b = promote(a, b)
+        return np.maximum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        w = (a > b).to(grad.dtype) + (a == b).to(grad.dtype) * 0.5
+        return grad * w, grad * (1 - w)
+
+
+class Minimum(ArrayFunction):
+    """out = min(a, b);  da = grad where a < b (half on ties),  db = grad where b < a"""
+    node_name = "MinimumBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        a, b = promote(a, b)
+        return np.minimum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        w = (a < b).to(grad.dtype) + (a == b).to(grad.dtype) * 0.5
+        return grad * w, grad * (1 - w)
+
+
+class Fmax(ArrayFunction):
+    """out = fmax(a, b) (NaN ignored);  gradient to the chosen side"""
+    node_name = "FmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        a, b = promote(a, b)
+        return np.fmax(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        w = ((a >= b) | b.isnan()).to(grad.dtype)
+        return grad * w, grad * (1 - w)
+
+
+class Fmin(ArrayFunction):
+    """out = fmin(a, b) (NaN ignored);  gradient to the chosen side"""
+    node_name = "FminBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        a, b = promote(a, b)
+        return np.fmin(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        w = ((a <= b) | b.isnan()).to(grad.dtype)
+        return grad * w, grad * (1 - w)
+
+
+class Hypot(ArrayFunction):
+    """out = sqrt(a² + b²);  da = grad * a / out,  db = grad * b / out"""
+    node_name = "HypotBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = np.hypot(*promote(a, b))
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        return grad * a / out, grad * b / out
+
+
+class LogAddExp(ArrayFunction):
+    """out = log(e^a + e^b);  da = grad * sigmoid(a - b),  db = grad * sigmoid(b - a)"""
+    node_name = "LogaddexpBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        a, b = promote(to_float(a), to_float(b))
+        return np.logaddexp(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad * (a - b).sigmoid(), grad * (b - a).sigmoid()
+
+
+class XLogY(ArrayFunction):
+    """out = x * log(y) (0 where x == 0);  dx = grad * log(y),  dy = grad * x / y"""
+    node_name = "XlogyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        x, y = promote(x, y)
+        x, y = to_float(np.asarray(x)), to_float(np.asarray(y))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(x == 0, np.zeros((), x.dtype), x * np.log(y))
+        return np.where(np.isnan(y), y, out).astype(np.result_type(x, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        gx = grad * where(x == 0, 0.0, y.log()) if ctx.needs_input_grad[0] else None
+        gy = grad * x / y if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1] else None
+        return gx, gy
+
+
+# ====================================================================== unary math
+
+def _unary(name, node_name, kernel, derivative, doc, keep_int=False):
+    """Make a one-input op: ``kernel(x_array)``; ``derivative(x, out, grad)`` with Tensors."""
+
+    def forward(ctx, x):
+        xx = x if keep_int else to_float(x)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = kernel(xx)
+        ctx.save_for_backward(x, out)
+        return out
+
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        return derivative(x, out, grad)
+
+    cls = type(name, (ArrayFunction,), {
+        "__doc__": doc, "node_name": node_name, "__module__": __name__,
+        "forward": staticmethod(forward), "backward": staticmethod(backward)})
+    return cls
+
+
+def _sigmoid_kernel(x):
+    # numerically stable in both tails: exp only of non-positive numbers
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+
+def _erf_kernel(x):
+    return _erf(x)
+
+
+def _erf(x):
+    """erf to double precision: a rational Chebyshev fit (W. J. Cody, 1969), vectorised."""
+    x = np.asarray(x)
+    ax = np.abs(x.astype(np.float64))
+    out = np.empty_like(ax)
+    # |x| <= 0.5
+    a = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
+         3.20937758913846947e03, 1.85777706184603153e-1)
+    b = (2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03, 2.84423683343917062e03)
+    c = (5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01, 2.98635138197400131e02,
+         8.81952221241769090e02, 1.71204761263407058e03, 2.05107837782607147e03, 1.23033935479799725e03,
+         2.15311535474403846e-8)
+    d = (1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02, 1.62138957456669019e03,
+         3.29079923573345963e03, 4.36261909014324716e03, 3.43936767414372164e03, 1.23033935480374942e03)
+    p = (3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1, 1.60837851487422766e-2,
+         6.58749161529837803e-4, 1.63153871373020978e-2)
+    q = (2.56852019228982242e00, 1.87295284992346725e00, 5.27905102951428412e-1, 6.05183413124413191e-2,
+         2.33520497626869185e-3)
+    small = ax <= 0.5
+    mid = (ax > 0.5) & (ax <= 4.0)
+    big = ax > 4.0
+    if small.any():
+        y = ax[small]
+        z = y * y
+        xnum = a[4] * z
+        xden = z
+        for i in range(3):
+            xnum = (xnum + a[i]) * z
+            xden = (xden + b[i]) * z
+        out[small] = y * (xnum + a[3]) / (xden + b[3])
+    if mid.any():
+        y = ax[mid]
+        xnum = c[8] * y
+        xden = y
+        for i in range(7):
+            xnum = (xnum + c[i]) * y
+            xden = (xden + d[i]) * y
+        r = (xnum + c[7]) / (xden + d[7])
+        ysq = np.trunc(y * 16) / 16
+        dl = (y - ysq) * (y + ysq)
+        out[mid] = 1 - np.exp(-ysq * ysq) * np.exp(-dl) * r
+    if big.any():
+        y = ax[big]
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            z = 1 / (y * y)
+            xnum = p[5] * z
+            xden = z
+            for i in range(4):
+                xnum = (xnum + p[i]) * z
+                xden = (xden + q[i]) * z
+            r = z * (xnum + p[4]) / (xden + q[4])
+            r = (1 / math.sqrt(math.pi) - r) / y
+            ysq = np.trunc(y * 16) / 16
+            dl = (y - ysq) * (y + ysq)
+            val = 1 - np.exp(-ysq * ysq) * np.exp(-dl) * r
+        out[big] = np.where(y > 6.0, 1.0, np.nan_to_num(val, nan=1.0))
+    nan = np.isnan(ax)
+    if nan.any():
+        out[nan] = np.nan
+    return (np.sign(x) * out).astype(x.dtype, copy=False)
+
+
+def _erfinv(y):
+    """Inverse erf: a Giles (2010) initial guess refined by two Newton steps."""
+    y = np.asarray(y)
+    yd = y.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = -np.log((1 - yd) * (1 + yd))
+        x = np.where(w < 5, _giles_small(w - 2.5), _giles_big(np.sqrt(w) - 3)) * yd
+        for _ in range(2):
+            err = _erf(x) - yd
+            x = x - err / (2 / math.sqrt(math.pi) * np.exp(-x * x))
+        x = np.where(yd == 1, np.inf, np.where(yd == -1, -np.inf, x))
+        x = np.where(np.abs(yd) > 1, np.nan, x)
+    return x.astype(y.dtype, copy=False)
+
+
+def _giles_small(w):
+    p = 2.81022636e-08
+    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+              -0.00417768164, 0.246640727, 1.50140941):
+        p = c + p * w
+    return p
+
+
+def _giles_big(w):
+    p = -0.000200214257
+    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+              0.00943887047, 1.00167406, 2.83297682):
+        p = c + p * w
+    return p
+
+
+_SQRT_PI = math.sqrt(math.pi)
+
+Exp = _unary("Exp", "ExpBackward0", np.exp, lambda x, o, g: g * o, "exp(x)' = exp(x)")
+Exp2 = _unary("Exp2", "Exp2Backward0", np.exp2, lambda x, o, g: g * o * math.log(2), "(2^x)' = 2^x ln 2")
+Expm1 = _unary("Expm1", "Expm1Backward0", np.expm1, lambda x, o, g: g * (o + 1), "(e^x - 1)' = e^x")
+Log = _unary("Log", "LogBackward0", np.log, lambda x, o, g: g / x, "log(x)' = 1 / x")
+Log2 = _unary("Log2", "Log2Backward0", np.log2, lambda x, o, g: g / (x * math.log(2)), "log2(x)' = 1 / (x ln 2)")
+Log10 = _unary("Log10", "Log10Backward0", np.log10, lambda x, o, g: g / (x * math.log(10)),
+               "log10(x)' = 1 / (x ln 10)")
+Log1p = _unary("Log1p", "Log1pBackward0", np.log1p, lambda x, o, g: g / (x + 1), "log(1 + x)' = 1 / (1 + x)")
+Sqrt = _unary("Sqrt", "SqrtBackward0", np.sqrt, lambda x, o, g: g / (o * 2), "sqrt(x)' = 1 / (2 sqrt(x))")
+Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), lambda x, o, g: g * o ** 3 * -0.5,
+               "(x^-1/2)' = -1/2 x^-3/2")
+Sin = _unary("Sin", "SinBackward0", np.sin, lambda x, o, g: g * x.cos(), "sin(x)' = cos(x)")
+Cos = _unary("Cos", "CosBackward0", np.cos, lambda x, o, g: g * -x.sin(), "cos(x)' = -sin(x)")
+Tan = _unary("Tan", "TanBackward0", np.tan, lambda x, o, g: g * (o * o + 1), "tan(x)' = 1 + tan²(x)")
+Asin = _unary("Asin", "AsinBackward0", np.arcsin, lambda x, o, g: g / (1 - x * x).sqrt(),
+              "asin(x)' = 1 / sqrt(1 - x²)")
+Acos = _unary("Acos", "AcosBackward0", np.arccos, lambda x, o, g: -g / (1 - x * x).sqrt(),
+              "acos(x)' = -1 / sqrt(1 - x²)")
+Atan = _unary("Atan", "AtanBackward0", np.arctan, lambda x, o, g: g / (x * x + 1), "atan(x)' = 1 / (1 + x²)")
+Sinh = _unary("Sinh", "SinhBackward0", np.sinh, lambda x, o, g: g * x.cosh(), "sinh(x)' = cosh(x)")
+Cosh = _unary("Cosh", "CoshBackward0", np.cosh, lambda x, o, g: g * x.sinh(), "cosh(x)' = sinh(x)")
+Tanh = _unary("Tanh", "TanhBackward0", np.tanh, lambda x, o, g: g * (1 - o * o), "tanh(x)' = 1 - tanh²(x)")
+Asinh = _unary("Asinh", "AsinhBackward0", np.arcsinh, lambda x, o, g: g / (x * x + 1).sqrt(),
+               "asinh(x)' = 1 / sqrt(x² + 1)")
+Acosh = _unary("Acosh", "AcoshBackward0", np.arccosh, lambda x, o, g: g / (x * x - 1).sqrt(),
+               "acosh(x)' = 1 / sqrt(x² - 1)")
+Atanh = _unary("Atanh", "AtanhBackward0", np.arctanh, lambda x, o, g: g / (1 - x * x),
+               "atanh(x)' = 1 / (1 - x²)")
+Sigmoid = _unary("Sigmoid", "SigmoidBackward0", _sigmoid_kernel, lambda x, o, g: g * o * (1 - o),
+                 "sigmoid(x)' = sigmoid(x) (1 - sigmoid(x))")
+Erf = _unary("Erf", "ErfBackward0", _erf_kernel, lambda x, o, g: g * (-x * x).exp() * (2 / _SQRT_PI),
+             "erf(x)' = 2/sqrt(pi) exp(-x²)")
+Erfc = _unary("Erfc", "ErfcBackward0", lambda x: 1 - _erf(x), lambda x, o, g: g * (-x * x).exp() * (-2 / _SQRT_PI),
+              "erfc(x)' = -2/sqrt(pi) exp(-x²)")
+Erfinv = _unary("Erfinv", "ErfinvBackward0", _erfinv, lambda x, o, g: g * (o * o).exp() * (_SQRT_PI / 2),
+                "erfinv(x)' = sqrt(pi)/2 exp(erfinv(x)²)")
+Reciprocal = _unary("Reciprocal", "ReciprocalBackward0", lambda x: 1 / x, lambda x, o, g: g * -(o * o),
+                    "(1/x)' = -1/x²")
+Sinc = _unary("Sinc", "SincBackward0", np.sinc,
+              lambda x, o, g: g * where(x == 0, 0.0, ((x * math.pi).cos() - o) / x),
+              "sinc(x)' = (cos(pi x) - sinc(x)) / x")
+Deg2rad = _unary("Deg2rad", "Deg2RadBackward0", np.deg2rad, lambda x, o, g: g * (math.pi / 180), "deg2rad")
+Rad2deg = _unary("Rad2deg", "Rad2DegBackward0", np.rad2deg, lambda x, o, g: g * (180 / math.pi), "rad2deg")
+Logit = _unary("Logit", "LogitBackward0", lambda x: np.log(x / (1 - x)), lambda x, o, g: g / (x * (1 - x)),
+               "logit(x)' = 1 / (x (1 - x))")
+
+
+def _zero_grad(x, o, g):
+    return g * 0
+
+
+Floor = _unary("Floor", "FloorBackward0", np.floor, _zero_grad, "floor: gradient 0", keep_int=True)
+Ceil = _unary("Ceil", "CeilBackward0", np.ceil, _zero_grad, "ceil: gradient 0", keep_int=True)
+Trunc = _unary("Trunc", "TruncBackward0", np.trunc, _zero_grad, "trunc: gradient 0", keep_int=True)
+Frac = _unary("Frac", "FracBackward0", lambda x: x - np.trunc(x), lambda x, o, g: g, "frac(x)' = 1")
+Sign = _unary("Sign", "SignBackward0", np.sign, _zero_grad, "sign: gradient 0", keep_int=True)
+Abs = _unary("Abs", "AbsBackward0", np.abs, lambda x, o, g: g * x.sgn(), "|x|' = sign(x)", keep_int=True)
+Square = None  # square(x) is x ** 2 (PowBackward0), as in PyTorch
+
+
+class Neg(ArrayFunction):
+    """out = -x;   dx = -grad"""
+    node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        if x.dtype == np.bool_:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                               "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        return np.negative(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class Relu(ArrayFunction):
+    """out = max(x, 0);   dx = grad where out > 0"""
+    node_name = "ReluBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.maximum(x, 0) if x.dtype != np.bool_ else x.copy()
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, = ctx.saved_tensors
+        return grad * (out > 0)
+
+
+class Round(ArrayFunction):
+    """round half to even (``decimals`` digits); gradient 0"""
+    node_name = "RoundBackward0"
+
+    @staticmethod
+    def forward(ctx, x, decimals=0):
+        return np.round(x, decimals)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+class Clamp(ArrayFunction):
+    """out = min(max(x, lo), hi);   dx = grad where lo <= x <= hi"""
+    node_name = "ClampBackward1"
+
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        ctx.save_for_backward(x)
+        ctx.lo, ctx.hi = lo, hi
+        dt = np.result_type(x, *(v for v in (lo, hi) if v is not None)) if x.dtype.kind in "iub" else x.dtype
+        if x.dtype.kind in "iub" and any(isinstance(v, float) for v in (lo, hi)):
+            dt = D.get_default_dtype().np
+        out = x.astype(dt, copy=False)
+        if lo is not None:
+            out = np.maximum(out, lo)
+        if hi is not None:
+            out = np.minimum(out, hi)
+        return out.astype(dt, copy=False) if out is not x else out.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        mask = None
+        if ctx.lo is not None:
+            mask = x >= ctx.lo
+        if ctx.hi is not None:
+            m2 = x <= ctx.hi
+            mask = m2 if mask is None else mask & m2
+        return grad * mask, None, None
+
+
+class ClampMin(Clamp):
+    node_name = "ClampMinBackward0"
+
+
+class ClampMax(Clamp):
+    node_name = "ClampMaxBackward0"
+
+
+class ClampTensor(ArrayFunction):
+    """clamp with tensor bounds;  dx = grad where lo <= x <= hi, dlo/dhi where the bound was chosen"""
+    node_name = "ClampBackward0"
+
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        ctx.save_for_backward(x, lo, hi)
+        out = x
+        if lo is not None:
+            out, lo2 = promote(out, lo)
+            out = np.maximum(out, lo2)
+        if hi is not None:
+            out, hi2 = promote(out, hi)
+            out = np.minimum(out, hi2)
+        return out if out is not x else x.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, lo, hi = ctx.saved_tensors
+        inside = None
+        glo = ghi = None
+        if lo is not None:
+            inside = x >= lo
+            glo = grad * (x < lo)
+        if hi is not None:
+            m2 = x <= hi
+            ghi = grad * (x > hi) if inside is None else grad * ((x > hi) & (hi >= lo))
+            if lo is not None:
+                glo = grad * ((x < lo) & (lo <= hi))
+            inside = m2 if inside is None else inside & m2
+        return grad * inside, glo, ghi
+
+
+class Where(ArrayFunction):
+    """out = cond ? a : b;   da = grad where cond,  db = grad where not cond"""
+    node_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        ctx.save_for_backward(cond)
+        a, b = promote(a, b)
+        return np.where(cond, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        cond, = ctx.saved_tensors
+        return None, grad * cond, grad * cond.logical_not()
+
+
+class Lerp(ArrayFunction):
+    """out = a + w (b - a);  da = grad (1 - w),  db = grad w,  dw = grad (b - a)"""
+    node_name = "LerpBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, w):
+        ctx.save_for_backward(a, b, w if hasattr(w, "dtype") else None)
+        ctx.w = w if not hasattr(w, "dtype") else None
+        a, b = promote(a, b)
+        return a + w * (b - a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, wt = ctx.saved_tensors
+        w = wt if wt is not None else ctx.w
+        return grad * (1 - w), grad * w, (grad * (b - a) if wt is not None else None)
+
+
+class NanToNum(ArrayFunction):
+    """replace NaN/±inf by numbers;  dx = grad where x was finite"""
+    node_name = "NanToNumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, nan=0.0, posinf=None, neginf=None):
+        ctx.save_for_backward(x)
+        return np.nan_to_num(x, copy=True, nan=nan, posinf=posinf, neginf=neginf)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * x.isfinite()
+
+
+class Conj(ArrayFunction):
+    """complex conjugate; dx = conj(grad)"""
+    node_name = "ConjBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.conj(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.conj()
+
+
+class Real(ArrayFunction):
+    node_name = "RealBackward0"
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.real
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class Imag(ArrayFunction):
+    node_name = "ImagBackward0"
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.imag
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 1j
+
+
+# ====================================================================== non-differentiable
+
+class _NoGrad(ArrayFunction):
+    """An op whose outputs are integers or bools: it never records a node."""
+
+
+def _nondiff(name, kernel):
+    def forward(ctx, *args):
+        return kernel(*args)
+    return type(name, (_NoGrad,), {"forward": staticmethod(forward), "__module__": __name__})
+
+
+def _cmp(ufunc):
+    def kernel(a, b):
+        a, b = promote(a, b)
+        return ufunc(a, b)
+    return kernel
+
+
+Eq = _nondiff("Eq", _cmp(np.equal))
+Ne = _nondiff("Ne", _cmp(np.not_equal))
+Lt = _nondiff("Lt", _cmp(np.less))
+Le = _nondiff("Le", _cmp(np.less_equal))
+Gt = _nondiff("Gt", _cmp(np.greater))
+Ge = _nondiff("Ge", _cmp(np.greater_equal))
+LogicalAnd = _nondiff("LogicalAnd", np.logical_and)
+LogicalOr = _nondiff("LogicalOr", np.logical_or)
+LogicalXor = _nondiff("LogicalXor", np.logical_xor)
+LogicalNot = _nondiff("LogicalNot", np.logical_not)
+
+
+def _bitwise(ufunc, name):
+    def kernel(a, b):
+        a, b = promote(a, b)
+        if np.result_type(a, b).kind == "f":
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+        return ufunc(a, b)
+    return kernel
+
+
+BitwiseAnd = _nondiff("BitwiseAnd", _bitwise(np.bitwise_and, "bitwise_and"))
+BitwiseOr = _nondiff("BitwiseOr", _bitwise(np.bitwise_or, "bitwise_or"))
+BitwiseXor = _nondiff("BitwiseXor", _bitwise(np.bitwise_xor, "bitwise_xor"))
+LeftShift = _nondiff("LeftShift", _bitwise(np.left_shift, "lshift"))
+RightShift = _nondiff("RightShift", _bitwise(np.right_shift, "rshift"))
+
+
+def _bitwise_not_kernel(x):
+    if x.dtype.kind == "f":
+        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+    return np.invert(x)
+
+
+BitwiseNot = _nondiff("BitwiseNot", _bitwise_not_kernel)
+IsNan = _nondiff("IsNan", np.isnan)
+IsInf = _nondiff("IsInf", np.isinf)
+IsFinite = _nondiff("IsFinite", np.isfinite)
+IsPosInf = _nondiff("IsPosInf", np.isposinf)
+IsNegInf = _nondiff("IsNegInf", np.isneginf)
+SignBit = _nondiff("SignBit", np.signbit)
+
+
+# ====================================================================== public functions
+
+def _inplace(cls):
+    """The in-place twin of an op (``add_`` for ``add``): same node name, writes into input 0."""
+    return type(cls.__name__ + "_", (cls,), {"_inplace_of": 0, "node_name": cls.node_name,
+                                              "__module__": __name__})
+
+
+_INPLACE = {}
+
+
+def _ip(cls):
+    c = _INPLACE.get(cls)
+    if c is None:
+        c = _INPLACE[cls] = _inplace(cls)
+    return c
+
+
+def _check_scalar_alpha(alpha, a, b):
+    if alpha != 1 and isinstance(alpha, float):
+        for t in (a, b):
+            if isinstance(t, Tensor) and t._data.dtype.kind in "iub":
+                raise RuntimeError("For integral input tensors, argument alpha must not be a floating point "
+                                   "number.")
+
+
+def add(input, other, *, alpha=1, out=None):
+    if not isinstance(input, Tensor):
+        return add(other, input, alpha=1, out=out) if alpha == 1 else Rsub.apply(other * -alpha, input)
+    if alpha != 1:
+        _check_scalar_alpha(alpha, input, other)
+        r = Add.apply(input, other, alpha)
+    else:
+        r = Add.apply(input, other)
+    return r if out is None else write_out(out, r)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    if not isinstance(input, Tensor):
+        r = Rsub.apply(other, input, alpha)
+    else:
+        r = Sub.apply(input, other, alpha) if alpha != 1 else Sub.apply(input, other)
+    return r if out is None else write_out(out, r)
+
+
+subtract = sub
+
+
+def rsub(input, other, *, alpha=1):
+    return Rsub.apply(input, other, alpha)
+
+
+def mul(input, other, *, out=None):
+    if not isinstance(input, Tensor):
+        input, other = other, input
+    r = Mul.apply(input, other)
+    return r if out is None else write_out(out, r)
+
+
+multiply = mul
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    if not isinstance(input, Tensor):
+        from .creation import tensor
+        input = tensor(input, device=other.device)
+    if rounding_mode is None:
+        r = Div.apply(input, other)
+    else:
+        if rounding_mode not in ("trunc", "floor"):
+            raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                               f"'{rounding_mode}'")
+        r = Div.apply(input, other, rounding_mode)
+    return r if out is None else write_out(out, r)
+
+
+divide = true_divide = div
+
+
+def floor_divide(input, other, *, out=None):
+    if not isinstance(input, Tensor):
+        from .creation import tensor
+        input = tensor(input)
+    r = FloorDivide.apply(input, other)
+    return r if out is None else write_out(out, r)
+
+
+def pow(input, exponent, *, out=None):
+    if isinstance(input, Tensor):
+        if isinstance(exponent, Tensor):
+            r = PowTensor.apply(input, exponent)
+        else:
+            r = Pow.apply(input, exponent)
+    else:
+        r = RPow.apply(exponent, input)
+    return r if out is None else write_out(out, r)
+
+
+def float_power(input, exponent, *, out=None):
+    x = input.double() if isinstance(input, Tensor) else input
+    e = exponent.double() if isinstance(exponent, Tensor) else exponent
+    return pow(x, e, out=out)
+
+
+def remainder(input, other, *, out=None):
+    if not isinstance(input, Tensor):
+        from .creation import tensor
+        input = tensor(input)
+    r = Remainder.apply(input, other)
+    return r if out is None else write_out(out, r)
+
+
+def fmod(input, other, *, out=None):
+    r = Fmod.apply(input, other)
+    return r if out is None else write_out(out, r)
+
+
+def atan2(input, other, *, out=None):
+    r = Atan2.apply(input, other)
+    return r if out is None else write_out(out, r)
+
+
+arctan2 = atan2
+
+
+def _binary_tensor(cls):
+    def fn(input, other, *, out=None):
+        if not isinstance(other, Tensor):
+            from .creation import tensor
+            other = tensor(other, device=input.device)
+        r = cls.apply(input, other)
+        return r if out is None else write_out(out, r)
+    return fn
+
+
+maximum = _binary_tensor(Maximum)
+maximum.__name__ = "maximum"
+minimum = _binary_tensor(Minimum)
+minimum.__name__ = "minimum"
+fmax = _binary_tensor(Fmax)
+fmax.__name__ = "fmax"
+fmin = _binary_tensor(Fmin)
+fmin.__name__ = "fmin"
+hypot = _binary_tensor(Hypot)
+hypot.__name__ = "hypot"
+logaddexp = _binary_tensor(LogAddExp)
+logaddexp.__name__ = "logaddexp"
+
+
+def xlogy(input, other, *, out=None):
+    if not isinstance(input, Tensor):
+        from .creation import tensor
+        input = tensor(input)
+    r = XLogY.apply(input, other)
+    return r if out is None else write_out(out, r)
+
+
+def neg(input, *, out=None):
+    r = Neg.apply(input)
+    return r if out is None else write_out(out, r)
+
+
+negative = neg
+
+
+def positive(input):
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def square(input, *, out=None):
+    return pow(input, 2, out=out)
+
+
+def relu(input, inplace=False):
+    return Relu.apply(input) if not inplace else _ip(Relu).apply(input)
+
+
+def _make_unary_fn(cls, name):
+    def fn(input, *, out=None):
+        r = cls.apply(input)
+        return r if out is None else write_out(out, r)
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__doc__ = f"{name}(input) — {cls.__doc__}"
+    return fn
+
+
+_UNARY = {
+    "exp": Exp, "exp2": Exp2, "expm1": Expm1, "log": Log, "log2": Log2, "log10": Log10, "log1p": Log1p,
+    "sqrt": Sqrt, "rsqrt": Rsqrt, "sin": Sin, "cos": Cos, "tan": Tan, "asin": Asin, "acos": Acos,
+    "atan": Atan, "sinh": Sinh, "cosh": Cosh, "tanh": Tanh, "asinh": Asinh, "acosh": Acosh,
+    "atanh": Atanh, "sigmoid": Sigmoid, "erf": Erf, "erfc": Erfc, "erfinv": Erfinv,
+    "reciprocal": Reciprocal, "sinc": Sinc, "deg2rad": Deg2rad, "rad2deg": Rad2deg, "floor": Floor,
+    "ceil": Ceil, "trunc": Trunc, "frac": Frac, "sign": Sign, "abs": Abs, "conj_physical": Conj,
+}
+_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
+            "arctanh": "atanh", "absolute": "abs", "fix": "trunc"}
+
+_g = globals()
+for _name, _cls in _UNARY.items():
+    _g[_name] = _make_unary_fn(_cls, _name)
+for _alias, _name in _ALIASES.items():
+    _g[_alias] = _g[_name]
+
+
+def sgn(input):
+    if input.is_complex():
+        a = input.abs()
+        return where(a == 0, 0.0, input / a)
+    return sign(input)  # noqa: F821
+
+
+def conj(input):
+    return input if not input.is_complex() else Conj.apply(input)
+
+
+def resolve_conj(input):
+    return input
+
+
+def resolve_neg(input):
+    return input
+
+
+def is_conj(input):
+    return False
+
+
+def real(input):
+    if not input.is_complex():
+        return input
+    return Real.apply(input)
+
+
+def imag(input):
+    if not input.is_complex():
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return Imag.apply(input)
+
+
+def round(input, *, decimals=0, out=None):
+    r = Round.apply(input, decimals) if decimals else Round.apply(input)
+    return r if out is None else write_out(out, r)
+
+
+def logit(input, eps=None, *, out=None):
+    x = input if eps is None else clamp(input, eps, 1 - eps)
+    r = Logit.apply(x)
+    return r if out is None else write_out(out, r)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    r = NanToNum.apply(input, nan, posinf, neginf)
+    return r if out is None else write_out(out, r)
+
+
+def clamp(input, min=None, max=None, *, out=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        r = ClampTensor.apply(input, min, max)
+    elif max is None:
+        r = ClampMin.apply(input, min, None)
+    elif min is None:
+        r = ClampMax.apply(input, None, max)
+    else:
+        r = Clamp.apply(input, min, max)
+    return r if out is None else write_out(out, r)
+
+
+clip = clamp
+
+
+def clamp_min(input, min):
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    return clamp(input, max=max)
+
+
+def where(condition, input=None, other=None, *, out=None):
+    if input is None and other is None:
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
+    if not isinstance(condition, Tensor):
+        from .creation import tensor
+        condition = tensor(condition)
+    if condition._data.dtype != np.bool_:
+        if condition._data.dtype == np.uint8:
+            condition = condition.bool()
+        else:
+            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                               f"{condition.dtype.name.capitalize()}")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        from .creation import tensor
+        input = tensor(input)
+    r = Where.apply(condition, input, other)
+    return r if out is None else write_out(out, r)
+
+
+def lerp(input, end, weight, *, out=None):
+    r = Lerp.apply(input, end, weight)
+    return r if out is None else write_out(out, r)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    r = input + tensor1 * tensor2 * value if value != 1 else input + tensor1 * tensor2
+    return r if out is None else write_out(out, r)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    r = input + tensor1 / tensor2 * value if value != 1 else input + tensor1 / tensor2
+    return r if out is None else write_out(out, r)
+
+
+def _cmp_fn(cls, name):
+    def fn(input, other, *, out=None):
+        if not isinstance(input, Tensor):
+            from .creation import tensor
+            input = tensor(input)
+        r = cls.apply(input, other)
+        return r if out is None else write_out(out, r)
+    fn.__name__ = name
+    return fn
+
+
+eq = _cmp_fn(Eq, "eq")
+ne = not_equal = _cmp_fn(Ne, "ne")
+lt = less = _cmp_fn(Lt, "lt")
+le = less_equal = _cmp_fn(Le, "le")
+gt = greater = _cmp_fn(Gt, "gt")
+ge = greater_equal = _cmp_fn(Ge, "ge")
+logical_and = _cmp_fn(LogicalAnd, "logical_and")
+logical_or = _cmp_fn(LogicalOr, "logical_or")
+logical_xor = _cmp_fn(LogicalXor, "logical_xor")
+bitwise_and = _cmp_fn(BitwiseAnd, "bitwise_and")
+bitwise_or = _cmp_fn(BitwiseOr, "bitwise_or")
+bitwise_xor = _cmp_fn(BitwiseXor, "bitwise_xor")
+bitwise_left_shift = _cmp_fn(LeftShift, "bitwise_left_shift")
+bitwise_right_shift = _cmp_fn(RightShift, "bitwise_right_shift")
+
+
+def logical_not(input, *, out=None):
+    r = LogicalNot.apply(input)
+    return r if out is None else write_out(out, r)
+
+
+def bitwise_not(input, *, out=None):
+    r = BitwiseNot.apply(input)
+    return r if out is None else write_out(out, r)
+
+
+def isnan(input):
+    return IsNan.apply(input)
+
+
+def isinf(input):
+    return IsInf.apply(input)
+
+
+def isfinite(input):
+    return IsFinite.apply(input)
+
+
+def isposinf(input):
+    return IsPosInf.apply(input)
+
+
+def isneginf(input):
+    return IsNegInf.apply(input)
+
+
+def isreal(input):
+    if not input.is_complex():
+        from .creation import ones_like
+        return ones_like(input, dtype=D.bool)
+    return input.imag == 0
+
+
+def signbit(input):
+    return SignBit.apply(input)
+
+
+def equal(input, other):
+    """True when both have the same shape and elements."""
+    if input.shape != other.shape:
+        return False
+    return bool(np.array_equal(input._data, other._data))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if isinstance(other, Tensor) and input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+    o = other._data if isinstance(other, Tensor) else other
+    return Tensor._make(np.isclose(input._data, o, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+_export(add, sub, subtract, rsub, mul, multiply, div, divide, true_divide, floor_divide, pow, float_power,
+        remainder, fmod, atan2, arctan2, maximum, minimum, fmax, fmin, hypot, logaddexp, xlogy, neg,
+        negative, positive, square, relu, sgn, conj, resolve_conj, resolve_neg, is_conj, real, imag, round,
+        logit, nan_to_num, clamp, clip, clamp_min, clamp_max, where, lerp, addcmul, addcdiv, eq, ne,
+        not_equal, lt, less, le, less_equal, gt, greater, ge, greater_equal, logical_and, logical_or,
+        logical_xor, logical_not, bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitwise_left_shift,
+        bitwise_right_shift, isnan, isinf, isfinite, isposinf, isneginf, isreal, signbit, equal, allclose,
+        isclose)
+__all__ += list(_UNARY) + list(_ALIASES)
+
+
+# ====================================================================== Tensor methods and operators
+
+def add_(self, other, *, alpha=1):
+    if alpha != 1:
+        _check_scalar_alpha(alpha, self, other)
+        return _ip(Add).apply(self, other, alpha)
+    return _ip(Add).apply(self, other)
+
+
+def sub_(self, other, *, alpha=1):
+    return _ip(Sub).apply(self, other, alpha) if alpha != 1 else _ip(Sub).apply(self, other)
+
+
+def mul_(self, other):
+    return _ip(Mul).apply(self, other)
+
+
+def div_(self, other, *, rounding_mode=None):
+    if self._data.dtype.kind in "iub" and rounding_mode is None:
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{_type_word(self._data.dtype)}")
+    return _ip(Div).apply(self, other) if rounding_mode is None else _ip(Div).apply(self, other, rounding_mode)
+
+
+def pow_(self, exponent):
+    return _ip(PowTensor if isinstance(exponent, Tensor) else Pow).apply(self, exponent)
+
+
+def clamp_(self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _ip(ClampTensor).apply(self, min, max)
+    cls = ClampMin if max is None else ClampMax if min is None else Clamp
+    return _ip(cls).apply(self, min, max)
+
+
+def where_(self, condition, other):
+    return _ip(Where).apply(condition, self, other)
+
+
+def _simple_inplace(cls):
+    def method(self, *args):
+        return _ip(cls).apply(self, *args)
+    return method
+
+
+def _rev(fn):
+    def method(self, other):
+        return fn(other, self)
+    return method
+
+
+def _rtruediv(self, other):
+    return reciprocal(self) * other  # noqa: F821  (PyTorch: 2 / x is MulBackward0 of ReciprocalBackward0)
+
+
+def _rfloordiv(self, other):
+    from .creation import tensor
+    return floor_divide(tensor(other, dtype=None), self)
+
+
+def _rmod(self, other):
+    from .creation import tensor
+    return remainder(tensor(other), self)
+
+
+def _rpow(self, other):
+    return RPow.apply(self, other)
+
+
+def _ne_op(self, other):
+    if other is None:
+        return True
+    return ne(self, other)
+
+
+def _eq_op(self, other):
+    if other is None:
+        return False
+    return eq(self, other)
+
+
+def _invert(self):
+    if self._data.dtype == np.bool_:
+        return logical_not(self)
+    return bitwise_not(self)
+
+
+def _and(self, other):
+    return bitwise_and(self, other) if not (self._data.dtype == np.bool_ and isinstance(other, bool)) \
+        else logical_and(self, other)
+
+
+_methods = {
+    "add": add, "sub": sub, "subtract": sub, "mul": mul, "multiply": mul, "div": div, "divide": div,
+    "true_divide": div, "floor_divide": floor_divide, "pow": pow, "float_power": float_power,
+    "remainder": remainder, "fmod": fmod, "atan2": atan2, "arctan2": atan2, "maximum": maximum,
+    "minimum": minimum, "fmax": fmax, "fmin": fmin, "hypot": hypot, "logaddexp": logaddexp, "xlogy": xlogy,
+    "neg": neg, "negative": neg, "positive": positive, "square": square, "relu": relu, "sgn": sgn,
+    "conj": conj, "resolve_conj": resolve_conj, "resolve_neg": resolve_neg, "is_conj": is_conj,
+    "round": round, "logit": logit, "nan_to_num": nan_to_num, "clamp": clamp, "clip": clamp,
+    "clamp_min": clamp_min, "clamp_max": clamp_max, "where": lambda self, condition, other: where(
+        condition, self, other), "lerp": lerp, "addcmul": addcmul, "addcdiv": addcdiv,
+    "eq": eq, "ne": ne, "not_equal": ne, "lt": lt, "less": lt, "le": le, "less_equal": le, "gt": gt,
+    "greater": gt, "ge": ge, "greater_equal": ge, "logical_and": logical_and, "logical_or": logical_or,
+    "logical_xor": logical_xor, "logical_not": logical_not, "bitwise_and": bitwise_and,
+    "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,
+    "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
+    "isnan": isnan, "isinf": isinf, "isfinite": isfinite, "isposinf": isposinf, "isneginf": isneginf,
+    "isreal": isreal, "signbit": signbit, "equal": equal, "allclose": allclose, "isclose": isclose,
+    # in place
+    "add_": add_, "sub_": sub_, "subtract_": sub_, "mul_": mul_, "multiply_": mul_, "div_": div_,
+    "divide_": div_, "true_divide_": div_, "pow_": pow_, "clamp_": clamp_, "clip_": clamp_,
+    "clamp_min_": lambda self, min: clamp_(self, min=min), "clamp_max_": lambda self, max: clamp_(self, max=max),
+    "relu_": lambda self: _ip(Relu).apply(self), "neg_": _simple_inplace(Neg), "negative_": _simple_inplace(Neg),
+    "square_": lambda self: _ip(Pow).apply(self, 2), "remainder_": _simple_inplace(Remainder),
+    "fmod_": _simple_inplace(Fmod), "atan2_": _simple_inplace(Atan2), "lerp_": _simple_inplace(Lerp),
+    "round_": lambda self, decimals=0: _ip(Round).apply(self, decimals) if decimals else _ip(Round).apply(self),
+    "nan_to_num_": lambda self, nan=0.0, posinf=None, neginf=None: _ip(NanToNum).apply(self, nan, posinf, neginf),
+    "addcmul_": lambda self, t1, t2, *, value=1: self.copy_(addcmul(self, t1, t2, value=value)),
+    "addcdiv_": lambda self, t1, t2, *, value=1: self.copy_(addcdiv(self, t1, t2, value=value)),
+    "logical_not_": lambda self: self.copy_(logical_not(self)),
+    "eq_": lambda self, o: self.copy_(eq(self, o)), "ne_": lambda self, o: self.copy_(ne(self, o)),
+    "lt_": lambda self, o: self.copy_(lt(self, o)), "le_": lambda self, o: self.copy_(le(self, o)),
+    "gt_": lambda self, o: self.copy_(gt(self, o)), "ge_": lambda self, o: self.copy_(ge(self, o)),
+    # operators
+    "__add__": add, "__radd__": _rev(add), "__iadd__": add_,
+    "__sub__": sub, "__rsub__": lambda self, other: Rsub.apply(self, other), "__isub__": sub_,
+    "__mul__": mul, "__rmul__": _rev(mul), "__imul__": mul_,
+    "__truediv__": div, "__rtruediv__": _rtruediv, "__itruediv__": div_,
+    "__floordiv__": floor_divide, "__rfloordiv__": _rfloordiv,
+    "__ifloordiv__": lambda self, o: _ip(FloorDivide).apply(self, o),
+    "__mod__": remainder, "__rmod__": _rmod, "__imod__": _simple_inplace(Remainder),
+    "__pow__": pow, "__rpow__": _rpow, "__ipow__": pow_,
+    "__neg__": neg, "__pos__": positive, "__abs__": lambda self: abs(self),  # noqa: F821
+    "__eq__": _eq_op, "__ne__": _ne_op, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
+    "__and__": bitwise_and, "__rand__": _rev(bitwise_and), "__or__": bitwise_or, "__ror__": _rev(bitwise_or),
+    "__xor__": bitwise_xor, "__rxor__": _rev(bitwise_xor), "__invert__": _invert,
+    "__iand__": lambda self, o: self.copy_(bitwise_and(self, o)),
+    "__ior__": lambda self, o: self.copy_(bitwise_or(self, o)),
+    "__ixor__": lambda self, o: self.copy_(bitwise_xor(self, o)),
+    "__lshift__": bitwise_left_shift, "__rshift__": bitwise_right_shift,
+}
+for _name, _cls in _UNARY.items():
+    _methods[_name] = _g[_name]
+    _methods[_name + "_"] = _simple_inplace(_cls)
+for _alias, _name in _ALIASES.items():
+    _methods[_alias] = _g[_name]
+    _methods[_alias + "_"] = _methods[_name + "_"]
+_methods["sigmoid_"] = _simple_inplace(Sigmoid)
+register(_methods)

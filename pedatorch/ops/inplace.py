@@ -1,0 +1,50 @@
+"""Whole-tensor in-place fills: ``fill_``, ``zero_``."""
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import ArrayFunction
+from ._util import register
+
+
+class Fill(ArrayFunction):
+    """self.fill_(v): every element becomes v;  dself = 0 (dv = grad.sum() when v is a tensor)"""
+    node_name = "FillBackward0"
+    _inplace_of = 0
+
+    @staticmethod
+    def forward(ctx, x, value):
+        out = np.empty_like(x)
+        out[...] = value
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, grad.sum()
+
+
+class Zero(ArrayFunction):
+    """self.zero_(): every element becomes 0;  dself = 0"""
+    node_name = "ZeroBackward0"
+    _inplace_of = 0
+
+    @staticmethod
+    def forward(ctx, x):
+        return np.zeros_like(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+def fill_(self, value):
+    if isinstance(value, Tensor) and value._data.ndim != 0:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value._data.ndim} dimensions.")
+    return Fill.apply(self, value)
+
+
+def zero_(self):
+    return Zero.apply(self)
+
+
+register({"fill_": fill_, "zero_": zero_})

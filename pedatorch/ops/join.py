@@ -1,0 +1,110 @@
+"""Joining tensors: ``cat``, ``stack`` (and their backward: split the gradient)."""
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import ArrayFunction
+from ._util import wrap_dim, write_out, result_np_dtype, shape_str
+
+__all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"]
+
+
+class Cat(ArrayFunction):
+    """out = tensors joined along dim;  each input gets its slice of grad"""
+    node_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *arrays):
+        ctx.dim = dim
+        ctx.sizes = [a.shape[dim] if a.ndim else 0 for a in arrays]
+        dt = result_np_dtype(*arrays)
+        return np.concatenate([a.astype(dt, copy=False) for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]
+                              or [arrays[0]], axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, start = [None], 0
+        for n in ctx.sizes:
+            out.append(grad.narrow(ctx.dim, start, n) if n else None)
+            start += n
+        return tuple(out)
+
+
+def cat(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    real = [t for t in tensors if not (t._data.ndim == 1 and t._data.shape[0] == 0)]
+    ref = real[0] if real else tensors[0]
+    if ref._data.ndim == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = wrap_dim(dim, ref._data.ndim)
+    for i, t in enumerate(tensors):
+        if t in real or any(t is r for r in real):
+            if t._data.ndim != ref._data.ndim:
+                raise RuntimeError(f"Tensors must have same number of dimensions: got {ref._data.ndim} and "
+                                   f"{t._data.ndim}")
+            for k in range(ref._data.ndim):
+                if k != d and t._data.shape[k] != ref._data.shape[k]:
+                    raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                       f"{ref._data.shape[k]} but got size {t._data.shape[k]} for tensor number "
+                                       f"{i} in the list.")
+    r = Cat.apply(d, *tensors)
+    return r if out is None else write_out(out, r)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {shape_str(shape)} at entry "
+                               f"0 and {shape_str(t._data.shape)} at entry {i}")
+    d = wrap_dim(dim, len(shape) + 1)
+    r = Stack.apply(d, *tensors)
+    return r if out is None else write_out(out, r)
+
+
+class Stack(ArrayFunction):
+    """out = tensors stacked along a new dim;  input i gets grad.select(dim, i)"""
+    node_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *arrays):
+        ctx.dim, ctx.n = dim, len(arrays)
+        dt = result_np_dtype(*arrays)
+        return np.stack([a.astype(dt, copy=False) for a in arrays], axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (None,) + tuple(grad.select(ctx.dim, i) for i in range(ctx.n))
+
+
+def hstack(tensors, *, out=None):
+    tensors = [t.reshape(1) if t.ndim == 0 else t for t in tensors]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1, out=out)
+
+
+def vstack(tensors, *, out=None):
+    tensors = [t.reshape(1, -1) if t.ndim < 2 else t for t in tensors]
+    return cat(tensors, 0, out=out)
+
+
+row_stack = vstack
+
+
+def dstack(tensors, *, out=None):
+    from .shape import atleast_3d
+    return cat([atleast_3d(t) for t in tensors], 2, out=out)
+
+
+def column_stack(tensors, *, out=None):
+    tensors = [t.reshape(-1, 1) if t.ndim < 2 else t for t in tensors]
+    return cat(tensors, 1, out=out)

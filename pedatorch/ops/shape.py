@@ -1,0 +1,1012 @@
+"""Shape ops and views: ``view``, ``reshape``, ``transpose``, ``expand``, ``select``, ``as_strided`` ...
+
+A view op's kernel returns a numpy *view* of its input (no copy); the op class
+sets ``_view_of = 0`` so the output shares its input's base and version
+counter.  ``x.view(...)``, ``x.t()``, ``x[1:]`` all share memory with ``x``
+exactly where PyTorch's do; ``reshape`` views when it can and copies when it
+must; ``clone``/``contiguous`` copy.
+
+In-place ops on a view also change its base.  ``rebase_view_history`` gives the
+base a ``CopySlices`` node (as PyTorch does), so gradients flow through the
+modified region correctly.
+"""
+import numbers
+
+import numpy as np
+
+from .._tensor import Tensor, Size, _storage_root, _address, contiguous_format, preserve_format
+from ..autograd.function import ArrayFunction, _link_inputs, _edge_to
+from ..autograd.graph import Node
+from ._util import wrap_dim, wrap_dims, register, shape_str
+
+__all__ = ["reshape", "transpose", "swapaxes", "swapdims", "permute", "t", "squeeze", "unsqueeze",
+           "flatten", "unflatten", "narrow", "select", "unbind", "split", "chunk", "tensor_split",
+           "hsplit", "vsplit", "dsplit", "diagonal", "as_strided", "clone", "movedim", "moveaxis",
+           "adjoint", "broadcast_to", "broadcast_tensors", "broadcast_shapes", "atleast_1d",
+           "atleast_2d", "atleast_3d", "ravel", "view_as_real", "view_as_complex", "numel"]
+
+
+def _shape_arg(shape):
+    """``view(2, 3)`` and ``view((2, 3))`` both mean (2, 3)."""
+    if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
+        shape = shape[0]
+    return tuple(int(s) for s in shape)
+
+
+def _infer_size(shape, numel):
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{shape_str(shape)}' is invalid for input of size {numel}")
+        shape = list(shape)
+        shape[neg[0]] = numel // known
+        return tuple(shape)
+    if known != numel:
+        raise RuntimeError(f"shape '{shape_str(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def _view_array(x, shape):
+    """A numpy view of ``x`` with ``shape``, or None when the strides don't allow one."""
+    try:
+        return np.reshape(x, shape, copy=False)
+    except (ValueError, AttributeError):
+        return None
+
+
+# ====================================================================== views
+
+class View(ArrayFunction):
+    """out = x with a new shape, same memory;  dx = grad.reshape(x.shape)"""
+    node_name = "ViewBackward0"
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        out = _view_array(x, shape)
+        if out is None:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape), None
+
+
+class UnsafeView(ArrayFunction):
+    """reshape that had to copy (the strides allowed no view);  dx = grad.reshape(x.shape)"""
+    node_name = "UnsafeViewBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return np.reshape(x, shape).copy() if np.shares_memory(np.reshape(x, shape), x) else np.reshape(x, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape), None
+
+
+def view(self, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], (numbers.Integral, tuple, list, Size)):
+        from .._dtype import dtype as _dt
+        if isinstance(shape[0], _dt):
+            return _view_dtype(self, shape[0])
+    shape = _infer_size(_shape_arg(shape), self._data.size)
+    return View.apply(self, shape)
+
+
+def _view_dtype(self, dt):
+    if dt.itemsize != self._data.itemsize:
+        raise RuntimeError("view(dtype) with a different element size is not supported here")
+    t = Tensor._make(self._data.view(dt.np))
+    t._become_view_of(self)
+    return t
+
+
+def view_as(self, other):
+    return view(self, other.shape)
+
+
+def reshape(input, *shape):
+    shape = _infer_size(_shape_arg(shape), input._data.size)
+    if shape == input._data.shape:
+        return View.apply(input, shape)
+    if _view_array(input._data, shape) is not None:
+        return View.apply(input, shape)
+    return UnsafeView.apply(input, shape)
+
+
+def reshape_as(self, other):
+    return reshape(self, other.shape)
+
+
+class Transpose(ArrayFunction):
+    """out = x with dims d0, d1 swapped (a view);  dx = grad.transpose(d0, d1)"""
+    node_name = "TransposeBackward0"
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x, d0, d1):
+        ctx.dims = (d0, d1)
+        return np.swapaxes(x, d0, d1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.transpose(*ctx.dims), None, None
+
+
+def transpose(input, dim0, dim1):
+    n = input._data.ndim
+    return Transpose.apply(input, wrap_dim(dim0, n), wrap_dim(dim1, n))
+
+
+swapaxes = swapdims = transpose
+
+
+class T(ArrayFunction):
+    """out = x.t() (a view);  dx = grad.t()"""
+    node_name = "TBackward0"
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.T
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.t()
+
+
+def t(input):
+    if input._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D")
+    return T.apply(input)
+
+
+class Permute(ArrayFunction):
+    """out = x with dims reordered (a view);  dx = grad permuted back"""
+    node_name = "PermuteBackward0"
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.inverse = tuple(np.argsort(dims))
+        return np.transpose(x, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.permute(ctx.inverse), None
+
+
+def permute(input, *dims):
+    dims = _shape_arg(dims)
+    n = input._data.ndim
+    if len(dims) != n:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal "
+                           f"to len(dims) = {len(dims)}")
+    return Permute.apply(input, wrap_dims(dims, n))
+
+
+def movedim(input, source, destination):
+    n = input._data.ndim
+    src = wrap_dims(source, n)
+    dst = wrap_dims(destination, n)
+    order = [d for d in range(n) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return Permute.apply(input, tuple(order))
+
+
+moveaxis = movedim
+
+
+def adjoint(input):
+    return input.mH
+
+
+class Expand(ArrayFunction):
+    """out = x broadcast to a bigger shape (stride 0, a view);  dx = grad summed over the new dims"""
+    node_name = "ExpandBackward0"
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        out = np.broadcast_to(x, shape)
+        if not out.flags.writeable:  # numpy marks broadcasts read-only; PyTorch's expand is writable
+            out = np.lib.stride_tricks.as_strided(x, out.shape, out.strides, writeable=True)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.sum_to_size(ctx.in_shape), None
+
+
+def expand(self, *sizes):
+    sizes = _shape_arg(sizes)
+    shape = self._data.shape
+    if len(sizes) < len(shape):
+        raise RuntimeError(f"expand(torch.FloatTensor{{{shape_str(shape)}}}, size={shape_str(sizes)}): the "
+                           f"number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({len(shape)})")
+    lead = len(sizes) - len(shape)
+    out = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+            out.append(s)
+        else:
+            cur = shape[i - lead]
+            if s == -1:
+                out.append(cur)
+            elif cur != s and cur != 1:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) "
+                                   f"at non-singleton dimension {i}.  Target sizes: {shape_str(sizes)}.  Tensor "
+                                   f"sizes: {shape_str(shape)}")
+            else:
+                out.append(s)
+    return Expand.apply(self, tuple(out))
+
+
+def expand_as(self, other):
+    return expand(self, other.shape)
+
+
+def broadcast_to(input, size):
+    return expand(input, size)
+
+
+def broadcast_shapes(*shapes):
+    from ._util import broadcast_shapes_or_raise
+    out = ()
+    for s in shapes:
+        s = (s,) if isinstance(s, numbers.Integral) else tuple(s)
+        try:
+            out = broadcast_shapes_or_raise(out, s)
+        except RuntimeError:
+            raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
+                               f"between {shape_str(out)} and {shape_str(s)}.") from None
+    return Size(out)
+
+
+def broadcast_tensors(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(expand(t, shape) for t in tensors)
+
+
+class Squeeze(ArrayFunction):
+    """out = x without size-1 dims (a view);  dx = grad.reshape(x.shape)"""
+    node_name = "SqueezeBackward0"
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x, dims=None):
+        ctx.in_shape = x.shape
+        if dims is None:
+            dims = tuple(i for i, s in enumerate(x.shape) if s == 1)
+        else:
+            dims = tuple(d for d in dims if x.shape[d] == 1)
+        return np.squeeze(x, dims) if dims else x.view()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape), None
+
+
+class SqueezeDim(Squeeze):
+    node_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Squeeze):
+    node_name = "SqueezeBackward2"
+
+
+def squeeze(input, dim=None):
+    n = input._data.ndim
+    if dim is None:
+        return Squeeze.apply(input)
+    if isinstance(dim, numbers.Integral):
+        return SqueezeDim.apply(input, (wrap_dim(dim, n),) if n else ())
+    return SqueezeDims.apply(input, wrap_dims(dim, n) if n else ())
+
+
+class Unsqueeze(ArrayFunction):
+    """out = x with a new size-1 dim (a view);  dx = grad.squeeze(dim)"""
+    node_name = "UnsqueezeBackward0"
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        out = np.expand_dims(x, dim)
+        # PyTorch's stride for the new dim: size*stride of the dim it is inserted before (1 at the end)
+        item = x.itemsize
+        want = x.strides[dim] * x.shape[dim] if dim < x.ndim else item
+        if out.strides[dim] != want:
+            strides = out.strides[:dim] + (want,) + out.strides[dim + 1:]
+            out = np.lib.stride_tricks.as_strided(x, out.shape, strides)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.squeeze(ctx.dim), None
+
+
+def unsqueeze(input, dim):
+    return Unsqueeze.apply(input, wrap_dim(dim, input._data.ndim + 1))
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    n = input._data.ndim
+    if n == 0:
+        return reshape(input, 1)
+    s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shape = input._data.shape
+    return reshape(input, shape[:s] + (-1,) + shape[e + 1:])
+
+
+def unflatten(input, dim, sizes):
+    n = input._data.ndim
+    d = wrap_dim(dim, n)
+    shape = input._data.shape
+    sizes = tuple(sizes)
+    if -1 in sizes:
+        known = int(np.prod([s for s in sizes if s != -1]))
+        sizes = tuple(shape[d] // known if s == -1 else s for s in sizes)
+    if int(np.prod(sizes)) != shape[d]:
+        raise RuntimeError(f"unflatten: Provided sizes {shape_str(sizes)} don't multiply up to the size of dim "
+                           f"{dim} ({shape[d]}) in the input tensor")
+    return View.apply(input, shape[:d] + sizes + shape[d + 1:])
+
+
+def ravel(input):
+    return reshape(input, -1)
+
+
+# ---------------------------------------------------------------------- basic-index views
+
+class _BasicView(ArrayFunction):
+    """out = x[key] for a numpy basic-index key (a view);  dx = zeros with grad written at key"""
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x, key):
+        ctx.in_shape = x.shape
+        ctx.key = key
+        return x[key]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexEmbed.apply(grad, ctx.in_shape, ctx.key), None
+
+
+class Slice(_BasicView):
+    node_name = "SliceBackward0"
+
+
+class Select(_BasicView):
+    node_name = "SelectBackward0"
+
+
+class Alias(_BasicView):
+    node_name = "AliasBackward0"
+
+
+class IndexEmbed(ArrayFunction):
+    """out = zeros(shape) with x written at key (the backward of a basic-index view);  dx = grad[key]"""
+    node_name = "SliceBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape, key):
+        ctx.key = key
+        out = np.zeros(shape, dtype=x.dtype)
+        out[key] = x
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad[ctx.key] if isinstance(ctx.key, tuple) else Slice.apply(grad, ctx.key), None, None
+
+
+def select(input, dim, index):
+    n = input._data.ndim
+    if n == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, n)
+    size = input._data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {shape_str(input.shape)} at "
+                         f"dimension {dim}")
+    key = (slice(None),) * d + (int(index),)
+    return Select.apply(input, key)
+
+
+def narrow(input, dim, start, length):
+    n = input._data.ndim
+    d = wrap_dim(dim, n)
+    if isinstance(start, Tensor):
+        start = int(start.item())
+    size = input._data.shape[d]
+    if start < 0:
+        start += size
+    if not 0 <= start <= size or length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    key = (slice(None),) * d + (slice(start, start + length),)
+    return Slice.apply(input, key)
+
+
+def _slices_along(input, dim, bounds, cls=Slice):
+    d = wrap_dim(dim, input._data.ndim)
+    pre = (slice(None),) * d
+    return tuple(cls.apply(input, pre + (slice(a, b),)) for a, b in bounds)
+
+
+class Unbind(ArrayFunction):
+    """out = the slices of x along dim (views);  dx = stack of the grads (zeros where missing)"""
+    node_name = "UnbindBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        ctx.in_shape = x.shape
+        pre = (slice(None),) * dim
+        return tuple(x[pre + (i,)] for i in range(x.shape[dim]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        from .join import stack
+        return stack(grads, ctx.dim), None
+
+
+def unbind(input, dim=0):
+    n = input._data.ndim
+    if n == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(dim, n)
+    outs = Unbind.apply(input, d)
+    for o in outs:
+        if o._base is None:
+            o._become_view_of(input)
+    return outs
+
+
+class Split(ArrayFunction):
+    """out = consecutive pieces of x along dim (views);  dx = the grads concatenated"""
+    node_name = "SplitBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, bounds):
+        ctx.dim = dim
+        pre = (slice(None),) * dim
+        return tuple(x[pre + (slice(a, b),)] for a, b in bounds)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        from .join import cat
+        return cat(grads, ctx.dim), None, None
+
+
+class SplitWithSizes(Split):
+    node_name = "SplitWithSizesBackward0"
+
+
+def _split_apply(cls, input, d, bounds):
+    outs = cls.apply(input, d, bounds)
+    if not isinstance(outs, tuple):
+        outs = (outs,)
+    for o in outs:
+        if o._base is None:
+            o._become_view_of(input)
+    return outs
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    n = tensor._data.ndim
+    d = wrap_dim(dim, n)
+    size = tensor._data.shape[d]
+    if isinstance(split_size_or_sections, numbers.Integral):
+        step = int(split_size_or_sections)
+        if step <= 0 and size > 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        starts = range(0, size, step) if size else [0]
+        bounds = tuple((a, min(a + step, size)) for a in starts)
+        return _split_apply(Split, tensor, d, bounds)
+    sizes = list(split_size_or_sections)
+    if sum(sizes) != size:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
+                           f"at dimension {d}), but got split_sizes={sizes}")
+    bounds, a = [], 0
+    for s in sizes:
+        bounds.append((a, a + s))
+        a += s
+    return _split_apply(SplitWithSizes, tensor, d, tuple(bounds))
+
+
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    step = -(-size // chunks) if size else 1
+    return split(input, step, d)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    d = wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, numbers.Integral):
+        n = int(indices_or_sections)
+        q, r = divmod(size, n)
+        bounds, a = [], 0
+        for i in range(n):
+            b = a + q + (1 if i < r else 0)
+            bounds.append((a, b))
+            a = b
+    else:
+        idx = [0] + [min(max(int(i), 0), size) for i in indices_or_sections] + [size]
+        bounds = [(idx[i], max(idx[i], idx[i + 1])) for i in range(len(idx) - 1)]
+    return _slices_along(input, d, bounds)
+
+
+def hsplit(input, sections):
+    return tensor_split(input, sections, 1 if input.ndim > 1 else 0)
+
+
+def vsplit(input, sections):
+    return tensor_split(input, sections, 0)
+
+
+def dsplit(input, sections):
+    return tensor_split(input, sections, 2)
+
+
+# ---------------------------------------------------------------------- strided views
+
+def _strided(x, shape, strides_el, offset_el):
+    """A writable view of ``x``'s storage with element strides and offset relative to the storage start."""
+    root = _storage_root(x)
+    item = x.itemsize
+    start = _address(root)
+    flat = np.lib.stride_tricks.as_strided(root, shape=(root.nbytes // item,), strides=(item,))
+    if flat.dtype != x.dtype:
+        flat = flat.view(x.dtype)
+    base = flat[offset_el:] if offset_el else flat
+    del start
+    return np.lib.stride_tricks.as_strided(base, shape=shape, strides=tuple(s * item for s in strides_el))
+
+
+def _element_positions(shape, strides, offset):
+    """Storage index of every element of a strided view (vectorised index arithmetic)."""
+    pos = np.full(shape, offset, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(shape, strides)):
+        idx = np.arange(n, dtype=np.int64) * s
+        pos = pos + idx.reshape((n,) + (1,) * (len(shape) - d - 1))
+    return pos
+
+
+def _storage_offset(x):
+    return (_address(x) - _address(_storage_root(x))) // x.itemsize
+
+
+class AsStrided(ArrayFunction):
+    """out = a view of x's storage with any size/stride/offset;  dx = grads scattered back (added)"""
+    node_name = "AsStridedBackward0"
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x, size, stride, offset):
+        item = x.itemsize
+        ctx.geometry = (x.shape, tuple(s // item for s in x.strides), _storage_offset(x))
+        ctx.out_geometry = (size, stride, offset)
+        return _strided(x, size, stride, offset)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return AsStridedGrad.apply(grad, ctx.geometry, ctx.out_geometry), None, None, None
+
+
+class AsStridedGrad(ArrayFunction):
+    """The backward of as_strided: add each output gradient into the storage cell it came from."""
+    node_name = "AsStridedBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, in_geometry, out_geometry):
+        ctx.in_geometry, ctx.out_geometry = in_geometry, out_geometry
+        in_pos = _element_positions(*in_geometry)
+        out_pos = _element_positions(*out_geometry)
+        lo = min(in_pos.min(initial=0), out_pos.min(initial=0))
+        hi = max(in_pos.max(initial=0), out_pos.max(initial=0)) + 1
+        storage = np.zeros(hi - lo, dtype=grad.dtype)
+        np.add.at(storage, (out_pos - lo).reshape(-1), grad.reshape(-1))
+        ctx.lo = lo
+        return storage[in_pos - lo]
+
+    @staticmethod
+    def backward(ctx, g):
+        in_pos = _element_positions(*ctx.in_geometry) - ctx.lo
+        out_pos = _element_positions(*ctx.out_geometry) - ctx.lo
+        n = int(max(in_pos.max(initial=0), out_pos.max(initial=0)) + 1)
+        storage = ScatterPositions.apply(g, (n,), in_pos)
+        return TakePositions.apply(storage, out_pos), None, None
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    size = tuple(int(s) for s in size)
+    stride = tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    off = _storage_offset(input._data) if storage_offset is None else int(storage_offset)
+    root = _storage_root(input._data)
+    need = off + sum((n - 1) * s for n, s in zip(size, stride)) + 1 if all(size) else 0
+    if need > root.nbytes // input._data.itemsize:
+        raise RuntimeError(f"setStorage: sizes {shape_str(size)}, strides {shape_str(stride)}, storage offset "
+                           f"{off}, and itemsize {input._data.itemsize} requiring a storage size of "
+                           f"{need * input._data.itemsize} are out of bounds for storage of size {root.nbytes}")
+    return AsStrided.apply(input, size, stride, off)
+
+
+class Diagonal(ArrayFunction):
+    """out = the diagonal of dims d1, d2 (a view);  dx = zeros with grad on that diagonal"""
+    node_name = "DiagonalBackward0"
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x, offset, d1, d2):
+        ctx.args = (x.shape, offset, d1, d2)
+        item = x.itemsize
+        shape, strides = list(x.shape), [s // item for s in x.strides]
+        n1, n2 = shape[d1], shape[d2]
+        if offset >= 0:
+            length = max(0, min(n1, n2 - offset))
+            start = offset * strides[d2] if length else 0
+        else:
+            length = max(0, min(n1 + offset, n2))
+            start = -offset * strides[d1] if length else 0
+        diag_stride = strides[d1] + strides[d2]
+        keep = [i for i in range(x.ndim) if i not in (d1, d2)]
+        new_shape = tuple(shape[i] for i in keep) + (length,)
+        new_strides = tuple(strides[i] for i in keep) + (diag_stride,)
+        return _strided(x, new_shape, new_strides, _storage_offset(x) + start)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return DiagonalEmbed.apply(grad, *ctx.args), None, None, None
+
+
+class DiagonalEmbed(ArrayFunction):
+    """zeros(shape) with x on the diagonal (the backward of diagonal);  dx = grad.diagonal(...)"""
+    node_name = "DiagonalBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape, offset, d1, d2):
+        ctx.args = (offset, d1, d2)
+        out = np.zeros(shape, dtype=x.dtype)
+        view = Diagonal.forward(_Ctx(), out, offset, d1, d2)
+        view[...] = x
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        offset, d1, d2 = ctx.args
+        return diagonal(grad, offset, d1, d2), None, None, None, None
+
+
+class _Ctx:
+    pass
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    n = input._data.ndim
+    d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return Diagonal.apply(input, int(offset), d1, d2)
+
+
+def view_as_real(input):
+    if not input.is_complex():
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    arr = input._data
+    out = arr.view(arr.real.dtype).reshape(arr.shape + (2,))
+    t = Tensor._make(out)
+    t._become_view_of(input)
+    return t
+
+
+def view_as_complex(input):
+    arr = input._data
+    if arr.shape[-1:] != (2,):
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    out = arr.view(np.complex64 if arr.dtype == np.float32 else np.complex128)[..., 0]
+    t = Tensor._make(out)
+    t._become_view_of(input)
+    return t
+
+
+def atleast_1d(*tensors):
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+    out = tuple(t.reshape(1) if t.ndim == 0 else t for t in ts)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*tensors):
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+    out = tuple(t.reshape(1, 1) if t.ndim == 0 else t.unsqueeze(0) if t.ndim == 1 else t for t in ts)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*tensors):
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+
+    def f(t):
+        if t.ndim == 0:
+            return t.reshape(1, 1, 1)
+        if t.ndim == 1:
+            return t.reshape(1, -1, 1)
+        if t.ndim == 2:
+            return t.unsqueeze(-1)
+        return t
+    out = tuple(f(t) for t in ts)
+    return out[0] if len(out) == 1 else out
+
+
+def numel(input):
+    return input._data.size
+
+
+# ====================================================================== copies
+
+class Clone(ArrayFunction):
+    """out = a copy of x (new memory);  dx = grad"""
+    node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, x, order="K"):
+        return np.array(x, copy=True, order=order)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+def clone(input, *, memory_format=preserve_format):
+    if memory_format is contiguous_format:
+        return Clone.apply(input, "C")
+    return Clone.apply(input)
+
+
+def contiguous(self, memory_format=contiguous_format):
+    if self.is_contiguous():
+        return self
+    return Clone.apply(self, "C")
+
+
+class Copy(ArrayFunction):
+    """self.copy_(src): self's values replaced by src's;  dself = 0,  dsrc = grad"""
+    node_name = "CopyBackwards"
+    _inplace_of = 0
+
+    @staticmethod
+    def forward(ctx, dst, src):
+        ctx.src_dtype = getattr(src, "dtype", None)
+        if hasattr(src, "shape") and src.shape != dst.shape:
+            try:
+                np.broadcast_to(src, dst.shape)
+            except ValueError:
+                raise RuntimeError(f"The size of tensor a ({dst.shape[-1] if dst.ndim else 1}) must match the size "
+                                   f"of tensor b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
+                                   f"{max(dst.ndim - 1, 0)}") from None
+        out = np.empty_like(dst)
+        if isinstance(src, np.ndarray) or hasattr(src, "__array_interface__"):
+            out[...] = src
+        else:
+            out[...] = _to_host_or_device(src, dst)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, grad
+
+
+def _to_host_or_device(src, dst):
+    if isinstance(dst, np.ndarray) and hasattr(src, "get"):
+        return src.get()
+    return src
+
+
+def copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        from .creation import tensor
+        src = tensor(src)
+    if src.device != self.device:
+        from .conversion import to_copy
+        src = to_copy(src, self.device, None, False)
+    if self._data.dtype != src._data.dtype:
+        # PyTorch casts freely in copy_ (float into int truncates): cast first, same semantics
+        from .conversion import to_copy
+        from .._dtype import from_numpy_dtype
+        src = to_copy(src, None, from_numpy_dtype(self._data.dtype), False)
+    return Copy.apply(self, src)
+
+
+# ====================================================================== in-place ops on views
+
+class CopySlices(Node):
+    """The base's node after an in-place op on one of its views (PyTorch's ``CopySlices``).
+
+    Backward: the gradient of the base, with the view's region replaced by what the
+    in-place op's backward says about the view's old value; the op's other inputs
+    get their gradients from that same call.
+    """
+
+    def __init__(self, base, view, fn):
+        from ..autograd.graph import _seq
+        self._seq_nr = next(_seq)
+        self.fn = fn
+        self.base_shape = base._data.shape
+        self.positions = _view_positions(base._data, view._data)
+        edges = []
+        nxt = []
+        if base._requires_grad:
+            node, nr = _edge_to(base)
+            edges.append((0, node, nr, base._data.shape, base._data.dtype))
+            nxt.append((node, nr))
+        else:
+            nxt.append((None, 0))
+        for e in fn._edges:
+            if e[0] != 0:
+                edges.append(e)
+        nxt.extend(fn._next[1:])
+        self._edges = tuple(edges)
+        self._next = tuple(nxt)
+
+    def apply(self, grad):
+        view_grad = TakePositions.apply(grad, self.positions)
+        res = self.fn.apply(view_grad)
+        if not isinstance(res, tuple):
+            res = (res,)
+        g0 = res[0]
+        if g0 is None:
+            g0 = view_grad * 0
+        elif g0.shape != view_grad.shape:
+            g0 = g0.sum_to_size(view_grad.shape) if g0.dim() >= view_grad.dim() else g0.expand(view_grad.shape)
+        return (PutPositions.apply(grad, self.positions, g0),) + tuple(res[1:])
+
+    def _release(self):
+        self.fn._release()
+
+
+def _view_positions(base, view):
+    """For each element of ``view``, its flat (row-major) index in ``base`` (found by storage position)."""
+    item = base.itemsize
+    base_pos = _element_positions(base.shape, tuple(s // item for s in base.strides),
+                                  _storage_offset(base)).reshape(-1)
+    view_pos = _element_positions(view.shape, tuple(s // item for s in view.strides), _storage_offset(view))
+    order = np.argsort(base_pos, kind="stable")
+    return order[np.searchsorted(base_pos[order], view_pos)]
+
+
+class TakePositions(ArrayFunction):
+    """out = x.flatten()[positions];  dx = grads added back at those positions"""
+    node_name = "AsStridedBackward0"
+
+    @staticmethod
+    def forward(ctx, x, positions):
+        ctx.shape = x.shape
+        ctx.positions = positions
+        return x.reshape(-1)[positions]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterPositions.apply(grad, ctx.shape, ctx.positions), None
+
+
+class ScatterPositions(ArrayFunction):
+    """out = zeros(shape) with x added at the flat positions;  dx = grad.flatten()[positions]"""
+    node_name = "AsStridedBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape, positions):
+        ctx.positions = positions
+        out = np.zeros(int(np.prod(shape)), dtype=x.dtype)
+        np.add.at(out, positions.reshape(-1), np.broadcast_to(x, positions.shape).reshape(-1))
+        return out.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return TakePositions.apply(grad, ctx.positions), None, None
+
+
+class PutPositions(ArrayFunction):
+    """out = x with x.flatten()[positions] = src;  dx = grad with those zeroed,  dsrc = grad[positions]"""
+    node_name = "CopySlicesBackward0"
+
+    @staticmethod
+    def forward(ctx, x, positions, src):
+        ctx.positions = positions
+        out = np.array(x, copy=True).reshape(-1)
+        out[positions.reshape(-1)] = np.broadcast_to(src, positions.shape).reshape(-1)
+        return out.reshape(x.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        keep = np.ones(grad._data.size, dtype=bool)
+        keep[ctx.positions.reshape(-1)] = False
+        return grad * Tensor._make(keep.reshape(grad.shape)), None, TakePositions.apply(grad, ctx.positions)
+
+
+def rebase_view_history(view):
+    """After an in-place op on ``view``: the base gets a CopySlices node; the view reads from the base."""
+    base = view._base
+    fn = view.grad_fn
+    if base._requires_grad and base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    node = CopySlices(base, view, fn)
+    base._set_history(node, 0)
+    # the view's own history: read its values out of the (new) base
+    positions = node.positions
+    ctx = TakePositions._backward_cls()
+    ctx.shape = base._data.shape
+    _link_inputs(ctx, (base, positions))
+    ctx.positions = positions
+    view._set_history(ctx, 0)
+
+
+# ====================================================================== registration
+
+register({
+    "view": view, "view_as": view_as, "reshape": reshape, "reshape_as": reshape_as, "transpose": transpose,
+    "swapaxes": transpose, "swapdims": transpose, "t": t, "permute": permute, "movedim": movedim,
+    "moveaxis": movedim, "adjoint": adjoint, "expand": expand, "expand_as": expand_as,
+    "broadcast_to": broadcast_to, "squeeze": squeeze, "unsqueeze": unsqueeze, "flatten": flatten,
+    "unflatten": unflatten, "ravel": ravel, "select": select, "narrow": narrow, "unbind": unbind,
+    "split": split, "chunk": chunk, "tensor_split": tensor_split, "hsplit": hsplit, "vsplit": vsplit,
+    "dsplit": dsplit, "as_strided": as_strided, "diagonal": diagonal, "clone": clone,
+    "contiguous": contiguous, "copy_": copy_,
+    "t_": lambda self: _inplace_meta(self, t(self)),
+    "transpose_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1)),
+    "squeeze_": lambda self, dim=None: _inplace_meta(self, squeeze(self, dim)),
+    "unsqueeze_": lambda self, dim: _inplace_meta(self, unsqueeze(self, dim)),
+    "resize_": lambda self, *sizes: _resize(self, _shape_arg(sizes)),
+    "resize_as_": lambda self, other: _resize(self, other.shape),
+})
+
+
+def _inplace_meta(self, viewed):
+    """``t_()``, ``squeeze_()``: change this tensor's shape/strides in place."""
+    self._data = viewed._data
+    return self
+
+
+def _resize(self, shape):
+    n = int(np.prod(shape))
+    flat = self._data.reshape(-1)
+    if flat.size >= n:
+        self._data = flat[:n].reshape(shape)
+    else:
+        new = np.zeros(n, dtype=self._data.dtype)
+        new[:flat.size] = flat
+        self._data = new.reshape(shape)
+    return self

@@ -1,0 +1,51 @@
+"""Shared test helpers.
+
+``pt`` is pedatorch; ``torch`` is real PyTorch, only where installed (tests that
+need it take the ``torch`` fixture and are skipped cleanly without it).
+"""
+import numpy as np
+import pytest
+
+import pedatorch as pt
+
+
+@pytest.fixture
+def torch():
+    return pytest.importorskip("torch")
+
+
+def to_np(t):
+    """A numpy copy of a pedatorch or torch tensor (or a number)."""
+    if hasattr(t, "detach"):
+        t = t.detach()
+    if hasattr(t, "_data"):
+        return np.array(t._data)
+    if hasattr(t, "numpy"):
+        return t.cpu().numpy().copy()
+    return np.asarray(t)
+
+
+def assert_close(ours, theirs, rtol=1e-5, atol=1e-6, check_dtype=True):
+    """Same shape, (optionally) same dtype name, values close."""
+    a, b = to_np(ours), to_np(theirs)
+    assert a.shape == b.shape, f"shape {a.shape} != {b.shape}"
+    if check_dtype:
+        assert str(a.dtype) == str(b.dtype), f"dtype {a.dtype} != {b.dtype}"
+    np.testing.assert_allclose(a.astype(np.float64) if a.dtype.kind != "c" else a,
+                               b.astype(np.float64) if b.dtype.kind != "c" else b, rtol=rtol, atol=atol,
+                               equal_nan=True)
+
+
+def pair(torch, data, dtype="float64", requires_grad=False):
+    """The same data as a pedatorch tensor and a torch tensor."""
+    arr = np.array(data, dtype=dtype)
+    a = pt.tensor(arr, requires_grad=requires_grad)
+    b = torch.tensor(arr, requires_grad=requires_grad)
+    return a, b
+
+
+def gradcheck(fn, *inputs, **kw):
+    """pedatorch's gradcheck on float64 copies of ``inputs`` (arrays or tensors)."""
+    ts = tuple(pt.tensor(np.asarray(x, dtype=np.float64), requires_grad=True) if not isinstance(x, pt.Tensor)
+               else x for x in inputs)
+    return pt.autograd.gradcheck(fn, ts, **kw)
