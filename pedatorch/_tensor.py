@@ -133,10 +133,18 @@ class UntypedStorage:
 class Tensor:
     """An n-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version_counter",
-                 "_base", "_grad_acc", "_hooks", "_retains_grad", "__weakref__", "__dict__")
+    __slots__ = ("_data", "_requires_grad", "grad_fn", "__weakref__", "__dict__")
 
     __array_priority__ = 1000  # numpy defers to our reflected operators
+
+    # rarely set, so they live in the instance dict only when set (class defaults otherwise)
+    _grad = None
+    _output_nr = 0
+    _version_counter = None
+    _base = None
+    _grad_acc = None
+    _hooks = None
+    _retains_grad = False
 
     # ------------------------------------------------------------ construction
     @staticmethod
@@ -144,15 +152,15 @@ class Tensor:
         """Wrap an array (the one constructor every op uses; no checks, no copies)."""
         t = _new(Tensor)
         t._data = data
-        t._requires_grad = grad_fn is not None
-        t._grad = None
         t.grad_fn = grad_fn
-        t._output_nr = output_nr
-        t._version_counter = counter
-        t._base = None
-        t._grad_acc = None
-        t._hooks = None
-        t._retains_grad = False
+        if grad_fn is None:
+            t._requires_grad = False
+        else:
+            t._requires_grad = True
+            if output_nr:
+                t._output_nr = output_nr
+        if counter is not None:
+            t._version_counter = counter
         return t
 
     def __new__(cls, *args, device=None, dtype=None):
@@ -180,14 +188,7 @@ class Tensor:
     def _init_from(self, arr, requires_grad=False):
         self._data = arr
         self._requires_grad = requires_grad
-        self._grad = None
         self.grad_fn = None
-        self._output_nr = 0
-        self._version_counter = None
-        self._base = None
-        self._grad_acc = None
-        self._hooks = None
-        self._retains_grad = False
 
     # ------------------------------------------------------------ versions and views
     def _shared_version(self):

@@ -93,7 +93,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _make_grads(tensors, grads)
     roots, seeds = _roots(tensors, grads)
-    run_backward(roots, seeds, retain_graph, create_graph, inputs=inputs, accumulate=True)
+    captured = run_backward(roots, seeds, retain_graph, create_graph, inputs=inputs, accumulate=True)
+    if inputs is not None:  # non-leaf inputs get their .grad too
+        for t, g in zip(inputs, captured):
+            if t.grad_fn is not None and g is not None:
+                t._grad = (g if create_graph else g._detached_copy()) if t._grad is None else t._grad + g
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,

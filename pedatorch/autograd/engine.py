@@ -29,41 +29,46 @@ __all__ = ["run_backward"]
 
 
 def _collect(roots, targets=None):
-    """Every node reachable from ``roots``, and how many edges enter each.
+    """How many edges enter each node reachable from ``roots``.
 
-    With ``targets`` (a set of nodes), only nodes on a path to a target are kept.
+    With ``targets`` (a set of nodes), also the set of nodes on a path to a
+    target (the only ones ``autograd.grad`` needs to run); otherwise None.
     """
-    order = []          # post-order: a node after everything below it
-    seen = set()
+    deps = {}
+    seen = set(roots)
+    stack = list(seen)
+    while stack:
+        node = stack.pop()
+        for e in node._edges:
+            nxt = e[1]
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    if targets is None:
+        return None, deps
+    # a node is needed when it is a target or leads to a needed node: decide children first
+    needed = set()
+    done = set()
     for root in roots:
-        if root in seen:
-            continue
-        seen.add(root)
         stack = [(root, iter(root._edges))]
+        done.add(root)
         while stack:
             node, it = stack[-1]
-            for edge in it:
-                nxt = edge[1]
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append((nxt, iter(nxt._edges)))
+            for e in it:
+                if e[1] not in done:
+                    done.add(e[1])
+                    stack.append((e[1], iter(e[1]._edges)))
                     break
             else:
                 stack.pop()
-                order.append(node)
-    if targets is not None:
-        needed = set()
-        for node in order:  # post-order: successors are decided first
-            if node in targets or any(e[1] in needed for e in node._edges):
-                needed.add(node)
-    else:
-        needed = seen
+                if node in targets or any(e[1] in needed for e in node._edges):
+                    needed.add(node)
     deps = {}
-    for node in order:
-        if node in needed:
-            for e in node._edges:
-                if e[1] in needed:
-                    deps[e[1]] = deps.get(e[1], 0) + 1
+    for node in needed:
+        for e in node._edges:
+            if e[1] in needed:
+                deps[e[1]] = deps.get(e[1], 0) + 1
     return needed, deps
 
 
@@ -141,7 +146,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
 
     buffers = {}
     for (node, nr), g in zip(roots, root_grads):
-        if node not in needed:
+        if needed is not None and node not in needed:
             continue
         buf = buffers.get(node)
         if buf is None:
@@ -151,7 +156,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
     ready = []
     tie = 0
     for node in dict.fromkeys(root_nodes):
-        if node in needed and deps.get(node, 0) == 0:
+        if (needed is None or node in needed) and deps.get(node, 0) == 0:
             heapq.heappush(ready, (-node._seq_nr, tie, node))
             tie += 1
 
@@ -159,30 +164,41 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
     _state.enabled = create_graph
     try:
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = heapq.heappop(ready)[2]
             grads = buffers.pop(node, None)
+            result = None
             if grads is not None:
-                if isinstance(node, AccumulateGrad):
-                    _run_leaf(node, grads[0], create_graph, captured, leaf_targets, inputs, accumulate)
+                if type(node) is AccumulateGrad:
+                    _run_leaf(node, grads[0], create_graph, captured, leaf_targets, accumulate)
                 else:
                     result = _run_node(node, grads, keep_graph, create_graph, captured, nonleaf_targets,
                                        needed)
-                    if result is not None:
-                        _route(node, result, buffers, needed)
-            for e in node._edges:
-                nxt = e[1]
-                if nxt in needed:
-                    left = deps[nxt] - 1
-                    deps[nxt] = left
-                    if left == 0:
-                        heapq.heappush(ready, (-nxt._seq_nr, tie, nxt))
-                        tie += 1
+            # send each input gradient along its edge; a node is ready once all its edges delivered
+            for edge in node._edges:
+                index, nxt, nr, shape, np_dtype = edge
+                if needed is not None and nxt not in needed:
+                    continue
+                if result is not None and index < len(result):
+                    g = result[index]
+                    if g is not None:
+                        if type(g) is not Tensor or g._data.shape != shape or g._data.dtype != np_dtype:
+                            g = _validate(node, index, g, shape, np_dtype)
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            buf = buffers[nxt] = [None] * _n_outputs(nxt)
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    heapq.heappush(ready, (-nxt._seq_nr, tie, nxt))
+                    tie += 1
     finally:
         _state.enabled = prev_mode
     return captured
 
 
-def _run_leaf(node, grad, create_graph, captured, leaf_targets, inputs, accumulate):
+def _run_leaf(node, grad, create_graph, captured, leaf_targets, accumulate):
     var = node.variable
     if var._hooks:
         grad = _call_tensor_hooks(var._hooks, grad)
@@ -269,19 +285,3 @@ def _run_node(node, grads, keep_graph, create_graph, captured, nonleaf_targets, 
     if not keep_graph:
         node._release()
     return result
-
-
-def _route(node, result, buffers, needed):
-    """Send each input gradient along its edge into the next node's buffer."""
-    for index, nxt, nr, shape, np_dtype in node._edges:
-        if nxt not in needed:
-            continue
-        g = result[index] if index < len(result) else None
-        if g is None:
-            continue
-        g = _validate(node, index, g, shape, np_dtype)
-        buf = buffers.get(nxt)
-        if buf is None:
-            buf = buffers[nxt] = [None] * _n_outputs(nxt)
-        old = buf[nr]
-        buf[nr] = g if old is None else old + g

@@ -34,6 +34,7 @@ __all__ = ["Function", "ArrayFunction", "FunctionCtx", "once_differentiable"]
 
 FunctionCtx = Node
 _new = object.__new__
+_make = Tensor._make
 
 
 class _FunctionMeta(type):
@@ -42,6 +43,7 @@ class _FunctionMeta(type):
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
         node_name = attrs.get("node_name") or name + "Backward"
+        cls._plain = cls._view_of is None and cls._inplace_of is None
         cls._backward_cls = type(node_name, (BackwardNode,), {"_function": cls, "__module__": cls.__module__})
 
 
@@ -151,6 +153,32 @@ class ArrayFunction(Function):
 
     _array_forward = True
 
+    @classmethod
+    def apply(cls, *args):
+        # the hot path of every op: unwrap the arrays, note who needs a gradient
+        arrays = []
+        needs = []
+        record = False
+        for a in args:
+            if isinstance(a, Tensor):
+                arrays.append(a._data)
+                if a._requires_grad:
+                    record = True
+                    needs.append(True)
+                else:
+                    needs.append(False)
+            else:
+                arrays.append(a)
+                needs.append(False)
+        if record and _state.enabled:
+            ctx = cls._backward_cls()
+            ctx.needs_input_grad = needs
+            return _wrap_recorded(cls, ctx, args, cls.forward(ctx, *arrays))
+        out = cls.forward(_NO_CTX, *arrays)
+        if cls._plain and type(out) is _np.ndarray:
+            return _make(out)
+        return _wrap_plain(cls, args, out)
+
 
 def once_differentiable(fn):
     """Mark a backward that is not itself differentiable (runs with the graph off)."""
@@ -198,6 +226,9 @@ def _write_inplace(t, arr):
     dst = t._data
     if arr is dst:
         return
+    if not dst.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
     if arr.dtype != dst.dtype and not _np.can_cast(arr.dtype, dst.dtype, "same_kind"):
         from ..ops._util import _type_word
         raise RuntimeError(f"result type {_type_word(arr.dtype)} can't be cast to the desired output type "
@@ -243,16 +274,23 @@ def _wrap_inplace(cls, ctx, args, outs, multi):
     _check_inplace(t, ctx)
     to_save = ctx.__dict__.get("_to_save")
     if to_save and any(s is t._data for s in to_save):
-        # backward needs the values from before the write: keep a snapshot with the old history
+        # backward needs self's values from before the write: keep a snapshot with the old history
+        # (PyTorch's "original self"); further references to self are saved as self, so reading
+        # them in backward fails the version check, as in PyTorch (``y.mul_(y)``)
         old = Tensor._make(t._data.copy(), t.grad_fn, t._output_nr)
         old._requires_grad = t._requires_grad
-        ctx._to_save = tuple(old if s is t._data else s for s in to_save)
+        i = next(k for k, s in enumerate(to_save) if s is t._data)
+        ctx._to_save = to_save[:i] + (old,) + to_save[i + 1:]
     _write_inplace(t, outs[0])
     _link_inputs(ctx, args)
+    before = t._version
     t._bump_version()
     t._set_history(ctx, 0)
     results = [t] + [Tensor._make(a) for a in outs[1:]]
     _save(ctx, args, outs, results)
+    for item in ctx._saved:  # self saved as an input was saved before this very write
+        if item is not None and item.tensor is t and not item.is_output:
+            item.version = before
     if t._base is not None:
         from ..ops.shape import rebase_view_history
         rebase_view_history(t)

@@ -111,14 +111,19 @@ class Node:
         if s.tensor is None and not s.is_output:
             return s.data  # a Python number saved by a kernel
         if s.counter is not None and s.counter.value != s.version:
-            t = s.tensor
-            what = f"output {s.output_nr} of {self.name()}" if s.is_output else _describe_producer(t)
+            what = (f"output {s.output_nr} of {_op_name(self)}" if s.is_output
+                    else _describe_producer(s.tensor))
+            from .grad_mode import _state
+            hint = ("Hint: the backtrace further above can point to the operation that failed to compute its "
+                    "gradient. The variable in question was changed in there or anywhere later. Good luck!"
+                    if _state.anomaly else
+                    "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+                    "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{_type_name(s.data)} [{', '.join(map(str, s.data.shape))}]], "
                 f"which is {what}, is at version {s.counter.value}; expected version {s.version} instead. "
-                "Hint: the backtrace further above can point to the operation that failed to compute "
-                "its gradient. The variable in question was changed in there or anywhere later. Good luck!")
+                + hint)
         if s.is_output:
             from .._tensor import Tensor
             return Tensor._make(s.data, self, s.output_nr, s.counter)
@@ -162,14 +167,24 @@ def _type_name(arr):
     return "torch." + names.get(from_numpy_dtype(arr.dtype).name, "Tensor")
 
 
+def _op_name(node):
+    """'MulBackward0' -> 'Mul' (how PyTorch names the op in version errors)."""
+    import re
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
 def _describe_producer(t):
+    """What a saved tensor is now: PyTorch names its current grad_fn."""
     if t.grad_fn is not None:
-        return f"output {t._output_nr} of {t.grad_fn.name()}"
+        return f"output {t._output_nr} of {_op_name(t.grad_fn)}"
     return "a leaf Variable" if t._requires_grad else "a leaf Tensor"
 
 
 class AccumulateGrad(Node):
     """The node at a leaf: adds the incoming gradient into ``variable.grad``."""
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
 
     def __init__(self, variable):
         self.variable = variable

@@ -224,10 +224,9 @@ class Expand(ArrayFunction):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
-        out = np.broadcast_to(x, shape)
-        if not out.flags.writeable:  # numpy marks broadcasts read-only; PyTorch's expand is writable
-            out = np.lib.stride_tricks.as_strided(x, out.shape, out.strides, writeable=True)
-        return out
+        # numpy marks broadcast views read-only; an in-place write into one is refused
+        # (PyTorch refuses it too: several elements share one memory location)
+        return np.broadcast_to(x, shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -425,7 +424,9 @@ class IndexEmbed(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad[ctx.key] if isinstance(ctx.key, tuple) else Slice.apply(grad, ctx.key), None, None
+        key = ctx.key if isinstance(ctx.key, tuple) else (ctx.key,)
+        cls = Select if any(isinstance(k, int) for k in key) else Slice
+        return cls.apply(grad, ctx.key), None, None
 
 
 def select(input, dim, index):
@@ -881,6 +882,9 @@ class CopySlices(Node):
         nxt.extend(fn._next[1:])
         self._edges = tuple(edges)
         self._next = tuple(nxt)
+
+    def name(self):
+        return "torch::autograd::CopySlices"
 
     def apply(self, grad):
         view_grad = TakePositions.apply(grad, self.positions)

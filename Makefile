@@ -1,0 +1,56 @@
+# pedatorch: the two commands a learner needs are `make lab` and `make test`.
+#
+#   make lab     a venv with the lessons' packages, then JupyterLab on lessons/
+#   make test    a venv with the test packages and PyTorch (the oracle), then the
+#                test suite and the notebooks (pytest --nbval)
+#   make bench   the benchmark runner (benchmarks/run.py; BENCH="overhead" picks workloads)
+#   make clean   caches and build leftovers (the venv stays; `make distclean` removes it too)
+#
+# The venv is .venv in the repository (VENV=... to put it elsewhere); each install
+# leaves a stamp, so re-runs skip pip until pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+BENCH  ?=
+BENCH_ARGS ?=
+
+.PHONY: lab test test-unit test-notebooks bench clean distclean venv
+
+venv: $(PY)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed-test: pyproject.toml | $(PY)
+	$(PIP) install -e '.[test,oracle]'
+	touch $@
+
+$(VENV)/.installed-lessons: pyproject.toml | $(PY)
+	$(PIP) install -e '.[lessons]'
+	touch $@
+
+lab: $(VENV)/.installed-lessons
+	$(VENV)/bin/jupyter lab lessons/
+
+test: $(VENV)/.installed-test
+	$(PY) -m pytest tests
+	$(PY) -m pytest --nbval --nbval-current-env lessons/
+
+test-unit: $(VENV)/.installed-test
+	$(PY) -m pytest tests
+
+test-notebooks: $(VENV)/.installed-test
+	$(PY) -m pytest --nbval --nbval-current-env lessons/
+
+bench: $(VENV)/.installed-test
+	$(PY) benchmarks/run.py $(BENCH) $(BENCH_ARGS)
+
+clean:
+	rm -rf build dist *.egg-info .pytest_cache .hypothesis benchmarks/results
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
+	find . -path ./$(VENV) -prune -o -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)
