@@ -15,6 +15,8 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 BENCH  ?=
 BENCH_ARGS ?=
+# JupyterLab refuses to run as root unless told; pass LAB_ARGS="--no-browser" etc. for more.
+LAB_ARGS ?= $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
 .PHONY: lab test test-unit test-notebooks bench clean distclean venv
 
@@ -32,11 +34,16 @@ $(VENV)/.installed-lessons: pyproject.toml | $(PY)
 	touch $@
 
 lab: $(VENV)/.installed-lessons
-	$(VENV)/bin/jupyter lab lessons/
+	$(VENV)/bin/jupyter lab $(LAB_ARGS) lessons/
 
+# Both suites run even when the first fails; the target fails if either did.
 test: $(VENV)/.installed-test
-	$(PY) -m pytest tests
-	$(PY) -m pytest --nbval --nbval-current-env lessons/
+	@status=0; \
+	echo "$(PY) -m pytest tests"; \
+	$(PY) -m pytest tests || status=1; \
+	echo "$(PY) -m pytest --nbval --nbval-current-env lessons/"; \
+	$(PY) -m pytest --nbval --nbval-current-env lessons/ || status=1; \
+	exit $$status
 
 test-unit: $(VENV)/.installed-test
 	$(PY) -m pytest tests

@@ -5,6 +5,7 @@ dtype inference follows PyTorch: Python floats give the default dtype
 ``empty`` returns zero-filled memory (PyTorch's is uninitialised: any values
 are allowed, and zeros keep notebooks reproducible).
 """
+import builtins
 import numbers
 import warnings
 
@@ -319,7 +320,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     if not isinstance(steps, numbers.Integral) or steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if dtype is None:
-        is_complex = any(isinstance(v, complex) for v in (start, end))
+        is_complex = any(isinstance(v, builtins.complex) for v in (start, end))
         np_dt = D._default_complex().np if is_complex else D.get_default_dtype().np
     else:
         np_dt = dtype.np

@@ -42,7 +42,7 @@ def cat(tensors, dim=0, *, out=None):
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = wrap_dim(dim, ref._data.ndim)
     for i, t in enumerate(tensors):
-        if t in real or any(t is r for r in real):
+        if any(t is r for r in real):
             if t._data.ndim != ref._data.ndim:
                 raise RuntimeError(f"Tensors must have same number of dimensions: got {ref._data.ndim} and "
                                    f"{t._data.ndim}")
