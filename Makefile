@@ -5,6 +5,7 @@
 #                test suite and the notebooks (pytest --nbval)
 #   make bench   the benchmark runner (benchmarks/run.py; BENCH="overhead" picks workloads)
 #   make clean   caches and build leftovers (the venv stays; `make distclean` removes it too)
+#   make execute-lessons   re-runs the notebooks in place, storing their outputs
 #
 # The venv is .venv in the repository (VENV=... to put it elsewhere); each install
 # leaves a stamp, so re-runs skip pip until pyproject.toml changes.
@@ -18,7 +19,7 @@ BENCH_ARGS ?=
 # JupyterLab refuses to run as root unless told; pass LAB_ARGS="--no-browser" etc. for more.
 LAB_ARGS ?= $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: lab test test-unit test-notebooks bench clean distclean venv
+.PHONY: lab execute-lessons test test-unit test-notebooks bench clean distclean venv
 
 venv: $(PY)
 
@@ -35,6 +36,11 @@ $(VENV)/.installed-lessons: pyproject.toml | $(PY)
 
 lab: $(VENV)/.installed-lessons
 	$(VENV)/bin/jupyter lab $(LAB_ARGS) lessons/
+
+# Re-execute the notebooks in place, storing their outputs (what nbval compares against).
+execute-lessons: $(VENV)/.installed-lessons
+	$(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace \
+	    --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=300 lessons/*.ipynb
 
 # Both suites run even when the first fails; the target fails if either did.
 test: $(VENV)/.installed-test

@@ -170,14 +170,31 @@ class ArrayFunction(Function):
             else:
                 arrays.append(a)
                 needs.append(False)
-        if record and _state.enabled:
-            ctx = cls._backward_cls()
-            ctx.needs_input_grad = needs
-            return _wrap_recorded(cls, ctx, args, cls.forward(ctx, *arrays))
-        out = cls.forward(_NO_CTX, *arrays)
+        try:
+            if record and _state.enabled:
+                ctx = cls._backward_cls()
+                ctx.needs_input_grad = needs
+                return _wrap_recorded(cls, ctx, args, cls.forward(ctx, *arrays))
+            out = cls.forward(_NO_CTX, *arrays)
+        except ValueError as e:  # numpy's words -> PyTorch's RuntimeError
+            raise _numpy_error(e, arrays) from None
         if cls._plain and type(out) is _np.ndarray:
             return _make(out)
         return _wrap_plain(cls, args, out)
+
+
+def _numpy_error(e, arrays):
+    msg = str(e)
+    if "could not be broadcast" in msg:
+        from ..ops._util import broadcast_shapes_or_raise
+        shapes = [a.shape for a in arrays if hasattr(a, "shape")]
+        try:
+            out = ()
+            for sh in shapes:
+                out = broadcast_shapes_or_raise(out, sh) if out else sh
+        except RuntimeError as err:
+            return err
+    return RuntimeError(msg)
 
 
 def once_differentiable(fn):

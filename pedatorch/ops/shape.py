@@ -226,7 +226,13 @@ class Expand(ArrayFunction):
         ctx.in_shape = x.shape
         # numpy marks broadcast views read-only; an in-place write into one is refused
         # (PyTorch refuses it too: several elements share one memory location)
-        return np.broadcast_to(x, shape)
+        out = np.broadcast_to(x, shape)
+        lead = len(shape) - x.ndim
+        strides = (0,) * lead + tuple(0 if n == 1 and m != 1 else st
+                                      for n, m, st in zip(x.shape, shape[lead:], x.strides))
+        if out.strides != strides:  # only stretched dims get stride 0, as in PyTorch
+            out = np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -334,12 +340,12 @@ class Unsqueeze(ArrayFunction):
     def forward(ctx, x, dim):
         ctx.dim = dim
         out = np.expand_dims(x, dim)
-        # PyTorch's stride for the new dim: size*stride of the dim it is inserted before (1 at the end)
-        item = x.itemsize
-        want = x.strides[dim] * x.shape[dim] if dim < x.ndim else item
-        if out.strides[dim] != want:
-            strides = out.strides[:dim] + (want,) + out.strides[dim + 1:]
-            out = np.lib.stride_tricks.as_strided(x, out.shape, strides)
+        # PyTorch keeps every stride and gives the new dim size*stride of the dim it is inserted
+        # before (the item size at the end); numpy may renumber the strides of size-1 dims
+        want = x.strides[dim] * x.shape[dim] if dim < x.ndim else x.itemsize
+        strides = x.strides[:dim] + (want,) + x.strides[dim:]
+        if out.strides != strides:
+            out = np.lib.stride_tricks.as_strided(x, out.shape, strides, writeable=x.flags.writeable)
         return out
 
     @staticmethod
@@ -392,6 +398,8 @@ class _BasicView(ArrayFunction):
     def forward(ctx, x, key):
         ctx.in_shape = x.shape
         ctx.key = key
+        if type(key) is tuple and Ellipsis not in key:
+            key = key + (Ellipsis,)  # so numpy returns a 0-dim view, not a scalar copy, at full depth
         return x[key]
 
     @staticmethod
