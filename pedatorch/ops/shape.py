@@ -57,9 +57,44 @@ def _infer_size(shape, numel):
 def _view_array(x, shape):
     """A numpy view of ``x`` with ``shape``, or None when the strides don't allow one."""
     try:
-        return np.reshape(x, shape, copy=False)
+        out = np.reshape(x, shape, copy=False)
     except (ValueError, AttributeError):
         return None
+    if (1 in shape or 1 in x.shape) and out.size:
+        # numpy and PyTorch may number the strides of size-1 dims differently: use PyTorch's
+        strides = _view_strides(x.shape, x.strides, shape)
+        if strides is not None and strides != out.strides:
+            out = np.lib.stride_tricks.as_strided(x, shape, strides, writeable=x.flags.writeable)
+    return out
+
+
+def _view_strides(old_shape, old_strides, new_shape):
+    """PyTorch's strides for viewing (old_shape, old_strides) as new_shape (None: not viewable).
+
+    Walk the old dims from the back, grouping those that are contiguous with each other into
+    chunks; each chunk must be covered exactly by consecutive new dims.
+    """
+    if not old_shape:
+        return tuple(1 for _ in new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base = old_strides[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[d]
+        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base = old_strides[d - 1]
+                tensor_numel = view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
 
 
 # ====================================================================== views
