@@ -27,7 +27,7 @@ import traceback
 import numpy as _np
 
 from .grad_mode import _state, no_grad
-from .graph import Node, AccumulateGrad, _Saved, _seq
+from .graph import Node, AccumulateGrad, _seq, saved_input, saved_output, saved_const, SAVED_INPUT
 from .._tensor import Tensor
 
 __all__ = ["Function", "ArrayFunction", "FunctionCtx", "once_differentiable"]
@@ -44,14 +44,18 @@ class _FunctionMeta(type):
         super().__init__(name, bases, attrs)
         node_name = attrs.get("node_name") or name + "Backward"
         cls._plain = cls._view_of is None and cls._inplace_of is None
-        cls._backward_cls = type(node_name, (BackwardNode,), {"_function": cls, "__module__": cls.__module__})
+        cls._backward_cls = type(node_name, (BackwardNode,), {"_function": cls, "__module__": cls.__module__,
+                                                              "__slots__": ()})
 
 
 class BackwardNode(Node):
     """Base of the per-Function node classes."""
 
+    __slots__ = ()
+
     def __init__(self):
         self._seq_nr = next(_seq)
+        self._saved = ()
 
 
 class _NoGraphCtx:
@@ -155,25 +159,17 @@ class ArrayFunction(Function):
 
     @classmethod
     def apply(cls, *args):
-        # the hot path of every op: unwrap the arrays, note who needs a gradient
-        arrays = []
-        needs = []
+        # the hot path of every op: does anything need a gradient? unwrap the arrays
         record = False
-        for a in args:
-            if isinstance(a, Tensor):
-                arrays.append(a._data)
-                if a._requires_grad:
+        if _state.enabled:
+            for a in args:
+                if isinstance(a, Tensor) and a._requires_grad:
                     record = True
-                    needs.append(True)
-                else:
-                    needs.append(False)
-            else:
-                arrays.append(a)
-                needs.append(False)
+                    break
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
         try:
-            if record and _state.enabled:
-                ctx = cls._backward_cls()
-                ctx.needs_input_grad = needs
+            if record:
+                ctx = _new_node(cls, args)
                 return _wrap_recorded(cls, ctx, args, cls.forward(ctx, *arrays))
             out = cls.forward(_NO_CTX, *arrays)
         except ValueError as e:  # numpy's words -> PyTorch's RuntimeError
@@ -181,6 +177,13 @@ class ArrayFunction(Function):
         if cls._plain and type(out) is _np.ndarray:
             return _make(out)
         return _wrap_plain(cls, args, out)
+
+
+def _new_node(cls, args):
+    """The graph node of one recorded call of ``cls``."""
+    ctx = cls._backward_cls()
+    _link_inputs(ctx, args)
+    return ctx
 
 
 def _numpy_error(e, arrays):
@@ -264,6 +267,11 @@ def _write_inplace(t, arr):
 
 def _wrap_recorded(cls, ctx, args, out):
     """Outputs of a built-in op that records a node: link the node into the graph."""
+    if cls._plain and type(out) is _np.ndarray:  # the common case: one array, not a view
+        t = _make(out, ctx if out.dtype.kind in "fc" else None)
+        if "_to_save" in ctx.__dict__:
+            _save(ctx, args, (out,), (t,))
+        return t
     multi = type(out) is tuple
     if multi:
         outs = tuple(o if type(o) is _np.ndarray else _as_array(o) for o in out)
@@ -271,7 +279,6 @@ def _wrap_recorded(cls, ctx, args, out):
         outs = (out if type(out) is _np.ndarray else _as_array(out),)
     if cls._inplace_of is not None:
         return _wrap_inplace(cls, ctx, args, outs, multi)
-    _link_inputs(ctx, args)
     results = []
     for nr, arr in enumerate(outs):
         differentiable = arr.dtype.kind in "fc"
@@ -299,15 +306,14 @@ def _wrap_inplace(cls, ctx, args, outs, multi):
         i = next(k for k, s in enumerate(to_save) if s is t._data)
         ctx._to_save = to_save[:i] + (old,) + to_save[i + 1:]
     _write_inplace(t, outs[0])
-    _link_inputs(ctx, args)
     before = t._version
     t._bump_version()
     t._set_history(ctx, 0)
     results = [t] + [Tensor._make(a) for a in outs[1:]]
     _save(ctx, args, outs, results)
-    for item in ctx._saved:  # self saved as an input was saved before this very write
-        if item is not None and item.tensor is t and not item.is_output:
-            item.version = before
+    if ctx._saved:  # self saved as an input was saved before this very write
+        ctx._saved = tuple((SAVED_INPUT, t, before) if item is not None and item[0] == SAVED_INPUT and
+                           item[1] is t else item for item in ctx._saved)
     if t._base is not None:
         from ..ops.shape import rebase_view_history
         rebase_view_history(t)
@@ -315,6 +321,8 @@ def _wrap_inplace(cls, ctx, args, outs, multi):
 
 
 def _link_inputs(ctx, args):
+    """Edges from a node to the nodes of its inputs that need a gradient (and ``needs_input_grad``)."""
+    needs = []
     nxt = []
     edges = []
     for i, a in enumerate(args):
@@ -323,8 +331,11 @@ def _link_inputs(ctx, args):
                 node, nr = _edge_to(a)
                 nxt.append((node, nr))
                 edges.append((i, node, nr, a._data.shape, a._data.dtype))
-            else:
-                nxt.append((None, 0))
+                needs.append(True)
+                continue
+            nxt.append((None, 0))
+        needs.append(False)
+    ctx.needs_input_grad = tuple(needs)
     ctx._next = tuple(nxt)
     ctx._edges = tuple(edges)
     if _state.anomaly:
@@ -332,30 +343,32 @@ def _link_inputs(ctx, args):
 
 
 def _save(ctx, args, outs, results):
+    """Turn what forward passed to ``save_for_backward`` into saved-tensor records."""
     to_save = ctx.__dict__.pop("_to_save", None)
     if not to_save:
         return
     saved = []
     for s in to_save:
-        if s is None or not hasattr(s, "dtype") or isinstance(s, _np.generic):
-            saved.append(_Saved(data=s, is_output=False) if s is not None else None)
+        if s is None:
+            saved.append(None)
             continue
         item = None
-        for k, o in enumerate(outs):
-            if (s is o or s is results[k]) and isinstance(results[k], Tensor):
-                if results[k].grad_fn is ctx:
-                    item = _Saved(results[k], is_output=True, output_nr=k)
-                else:
-                    item = _Saved(results[k])
-                break
-        if item is None:
-            for a in args:
-                if isinstance(a, Tensor) and (s is a._data or s is a):
-                    item = _Saved(a)
+        if hasattr(s, "dtype") and not isinstance(s, _np.generic):
+            for k, o in enumerate(outs):  # an output?
+                if s is o or s is results[k]:
+                    r = results[k]
+                    if isinstance(r, Tensor):
+                        item = saved_output(r, k) if r.grad_fn is ctx else saved_input(r)
                     break
-        if item is None:  # an intermediate array (a mask, a probability table): a constant
-            item = _Saved(s if isinstance(s, Tensor) else Tensor._make(s))
-            item.counter = None
+            if item is None:  # an input?
+                for a in args:
+                    if isinstance(a, Tensor) and (s is a._data or s is a):
+                        item = saved_input(a)
+                        break
+            if item is None:  # an intermediate array (a mask, a probability table): a constant
+                item = saved_const(s if isinstance(s, Tensor) else Tensor._make(s))
+        else:
+            item = saved_const(s)  # a Python number
         saved.append(item)
     ctx._saved = tuple(saved)
 

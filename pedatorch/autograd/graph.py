@@ -16,23 +16,27 @@ from ..utils.hooks import _HookDict, add_hook
 _seq = itertools.count()
 
 
-class _Saved:
-    """One tensor saved for backward, with the version it had when saved."""
+# What ``save_for_backward`` keeps, one small tuple per saved value:
+#   (SAVED_INPUT, tensor, version)                  an input, checked against its version at unpack
+#   (SAVED_OUTPUT, array, counter, version, nr)      an output of this node: re-wrapped at unpack with
+#                                                    grad_fn = this node (holding the Tensor itself
+#                                                    would make a reference cycle)
+#   (SAVED_CONST, value)                             a number, or an array/tensor used as a constant
+SAVED_INPUT, SAVED_OUTPUT, SAVED_CONST = 0, 1, 2
 
-    __slots__ = ("tensor", "data", "version", "counter", "is_output", "output_nr")
 
-    def __init__(self, tensor=None, data=None, is_output=False, output_nr=0):
-        self.tensor = tensor
-        self.is_output = is_output
-        self.output_nr = output_nr
-        if tensor is not None:
-            self.data = tensor._data
-            self.counter = tensor._shared_version()
-            self.version = self.counter.value
-        else:
-            self.data = data
-            self.counter = None
-            self.version = 0
+def saved_input(t):
+    c = t._version_counter
+    return (SAVED_INPUT, t, 0 if c is None else c.value)
+
+
+def saved_output(t, output_nr):
+    c = t._shared_version()
+    return (SAVED_OUTPUT, t._data, c, c.value, output_nr)
+
+
+def saved_const(value):
+    return (SAVED_CONST, value)
 
 
 class Node:
@@ -44,9 +48,16 @@ class Node:
       _saved:  the saved tensors, or None once backward has freed them
     """
 
-    _saved = ()
-    _edges = ()
-    _next = ()
+    # the attributes every recorded call sets live in slots (no per-node dict unless an op stores more)
+    __slots__ = ("needs_input_grad", "_next", "_edges", "_saved", "_seq_nr", "__dict__", "__weakref__")
+
+    def __init__(self):
+        self._seq_nr = next(_seq)
+        self._saved = ()
+        self._edges = ()
+        self._next = ()
+        self.needs_input_grad = ()
+
     _hooks = None          # post hooks: fn(grad_inputs, grad_outputs)
     _pre_hooks = None      # pre hooks:  fn(grad_outputs)
     _tensor_hooks = None   # {output_nr: _HookDict} from Tensor.register_hook on non-leaf outputs
@@ -54,7 +65,6 @@ class Node:
     _out_meta = None       # per output (shape, np dtype, differentiable) when there are several
     _anomaly_trace = None
     _materialize_grads = True
-    _seq_nr = 0
 
     # -- what PyTorch shows
     def name(self):
@@ -108,26 +118,32 @@ class Node:
     def _unpack(self, s):
         if s is None:
             return None
-        if s.tensor is None and not s.is_output:
-            return s.data  # a Python number saved by a kernel
-        if s.counter is not None and s.counter.value != s.version:
-            what = (f"output {s.output_nr} of {_op_name(self)}" if s.is_output
-                    else _describe_producer(s.tensor))
-            from .grad_mode import _state
-            hint = ("Hint: the backtrace further above can point to the operation that failed to compute its "
-                    "gradient. The variable in question was changed in there or anywhere later. Good luck!"
-                    if _state.anomaly else
-                    "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-                    "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{_type_name(s.data)} [{', '.join(map(str, s.data.shape))}]], "
-                f"which is {what}, is at version {s.counter.value}; expected version {s.version} instead. "
-                + hint)
-        if s.is_output:
+        kind = s[0]
+        if kind == SAVED_INPUT:
+            t = s[1]
+            c = t._version_counter
+            if c is not None and c.value != s[2]:
+                self._version_error(t._data, _describe_producer(t), c.value, s[2])
+            return t
+        if kind == SAVED_OUTPUT:
+            _, data, counter, version, nr = s
+            if counter.value != version:
+                self._version_error(data, f"output {nr} of {_op_name(self)}", counter.value, version)
             from .._tensor import Tensor
-            return Tensor._make(s.data, self, s.output_nr, s.counter)
-        return s.tensor
+            return Tensor._make(data, self, nr, counter)
+        return s[1]
+
+    def _version_error(self, data, what, now, expected):
+        from .grad_mode import _state
+        hint = ("Hint: the backtrace further above can point to the operation that failed to compute its "
+                "gradient. The variable in question was changed in there or anywhere later. Good luck!"
+                if _state.anomaly else
+                "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+                "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        raise RuntimeError(
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{_type_name(data)} [{', '.join(map(str, data.shape))}]], "
+            f"which is {what}, is at version {now}; expected version {expected} instead. " + hint)
 
     # -- hooks
     def register_hook(self, fn):
@@ -191,6 +207,8 @@ class AccumulateGrad(Node):
         self._seq_nr = 2**62  # PyTorch gives leaves the highest priority
         self._edges = ()
         self._next = ()
+        self._saved = ()
+        self.needs_input_grad = (True,)
 
     def apply(self, grad):  # the engine calls _accumulate directly; this is for learners
         self._accumulate(grad, False)

@@ -20,7 +20,11 @@ def promote(a, b):
     ta, tb = type(a), type(b)
     if ta is np.ndarray:
         if tb is np.ndarray:
-            if a.dtype == b.dtype:
+            da, db = a.dtype, b.dtype
+            if da == db:
+                return a, b
+            # float with bool: numpy already gives the float dtype, as PyTorch does
+            if (da.kind == "f" and db.kind == "b") or (da.kind == "b" and db.kind == "f"):
                 return a, b
         elif tb is float:
             if a.dtype.kind in _float_kinds:

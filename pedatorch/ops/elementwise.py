@@ -639,7 +639,7 @@ class Relu(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         out, = ctx.saved_tensors
-        return grad * (out > 0)
+        return grad * Tensor._make(out._data > 0)  # the mask is a constant: no graph for it
 
 
 class Round(ArrayFunction):

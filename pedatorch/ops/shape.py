@@ -906,8 +906,7 @@ class CopySlices(Node):
     """
 
     def __init__(self, base, view, fn):
-        from ..autograd.graph import _seq
-        self._seq_nr = next(_seq)
+        Node.__init__(self)
         self.fn = fn
         self.base_shape = base._data.shape
         self.positions = _view_positions(base._data, view._data)
