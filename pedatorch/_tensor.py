@@ -145,6 +145,7 @@ class Tensor:
     _grad_acc = None
     _hooks = None
     _retains_grad = False
+    _is_inference = False
 
     # ------------------------------------------------------------ construction
     @staticmethod
@@ -453,6 +454,10 @@ class Tensor:
                     return False
                 expected *= shape[i]
         return True
+
+    def is_inference(self):
+        """True for tensors made inside ``inference_mode``."""
+        return self._is_inference
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f" or self.dtype is D.bfloat16

@@ -654,3 +654,23 @@ def test_detach_shares_memory():
     with pt.no_grad():
         d.mul_(4)
     assert x.tolist() == [4., 4., 4.]
+
+
+def test_inference_tensors(torch):
+    def run(lib):
+        x = lib.ones(2, requires_grad=True)
+        with lib.inference_mode():
+            y = x * 2
+            z = lib.zeros(2)
+        out = [y.is_inference(), z.is_inference(), x.is_inference(), y.requires_grad]
+        with lib.no_grad():
+            out.append((x * 2).is_inference())
+        return out
+    assert run(pt) == run(torch)
+    raises_same(torch, lambda lib: _inference(lib).add_(1))
+    raises_same(torch, lambda lib: (lib.ones(2, requires_grad=True) * _inference(lib)).sum().backward())
+
+
+def _inference(lib):
+    with lib.inference_mode():
+        return lib.ones(2) * 2

@@ -175,8 +175,20 @@ class ArrayFunction(Function):
         except ValueError as e:  # numpy's words -> PyTorch's RuntimeError
             raise _numpy_error(e, arrays) from None
         if cls._plain and type(out) is _np.ndarray:
-            return _make(out)
-        return _wrap_plain(cls, args, out)
+            t = _make(out)
+            if _state.inference:
+                t._is_inference = True
+            return t
+        return _mark_inference(_wrap_plain(cls, args, out))
+
+
+def _mark_inference(result):
+    """Tensors made inside ``inference_mode`` are inference tensors (as in PyTorch)."""
+    if _state.inference:
+        for t in (result if type(result) is tuple else (result,)):
+            if isinstance(t, Tensor):
+                t._is_inference = True
+    return result
 
 
 def _new_node(cls, args):
@@ -244,6 +256,10 @@ def _plain_one(cls, args, arr):
 def _write_inplace(t, arr):
     """Write an in-place op's result into ``t``'s memory (checked first: a refused write changes nothing)."""
     dst = t._data
+    if t._is_inference and not _state.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
+                           "a clone to get a normal tensor before doing inplace update.See "
+                           "https://github.com/pytorch/rfcs/pull/17 for more details.")
     if arr is dst:
         return
     if not dst.flags.writeable:
@@ -363,6 +379,10 @@ def _save(ctx, args, outs, results):
             if item is None:  # an input?
                 for a in args:
                     if isinstance(a, Tensor) and (s is a._data or s is a):
+                        if a._is_inference:
+                            raise RuntimeError("Inference tensors cannot be saved for backward. To work around "
+                                               "you can make a clone to get a normal tensor and use it in "
+                                               "autograd.")
                         item = saved_input(a)
                         break
             if item is None:  # an intermediate array (a mask, a probability table): a constant

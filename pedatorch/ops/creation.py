@@ -15,6 +15,7 @@ from .. import _dtype as D
 from .._device import as_device, to_device_array, CPU
 from .._tensor import Tensor, Size, preserve_format
 from ._util import write_out, register
+from ..autograd.grad_mode import _state
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace", "logspace",
@@ -46,6 +47,8 @@ def _finish(arr, device, requires_grad, out=None):
     t = Tensor._make(arr)
     if requires_grad:
         t.requires_grad = True
+    if _state.inference:
+        t._is_inference = True
     if out is not None:
         return write_out(out, t)
     return t
