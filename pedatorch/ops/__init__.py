@@ -12,6 +12,7 @@
   random       rand, randn, randint, normal_, uniform_, ...
   conversion   .to(dtype/device)
   inplace      fill_, zero_
+  special      lgamma, digamma, polygamma, i0, copysign, bincount, logcumsumexp, cov, ...
 """
 from . import (elementwise, shape, reduction, creation, conversion, join, inplace, indexing, linalg,  # noqa
-               sorting, manip, random)
+               sorting, manip, random, special)

@@ -1442,4 +1442,26 @@ for _alias, _name in _ALIASES.items():
     _methods[_alias] = _g[_name]
     _methods[_alias + "_"] = _methods[_name + "_"]
 _methods["sigmoid_"] = _simple_inplace(Sigmoid)
+
+
+def _copy_inplace(fn):
+    """In-place form of an op whose result has no gradient (comparisons, logic, bit ops)."""
+    def method(self, *args, **kwargs):
+        return self.copy_(fn(self, *args, **kwargs))
+    return method
+
+
+_methods.update({
+    "arctan2_": _simple_inplace(Atan2), "hypot_": _simple_inplace(Hypot), "xlogy_": _simple_inplace(XLogY),
+    "logit_": lambda self, eps=None: _ip(Logit).apply(self) if eps is None else self.copy_(logit(self, eps)),
+    "sgn_": lambda self: _ip(Sign).apply(self), "float_power_": lambda self, e: self.copy_(float_power(self, e)),
+    "floor_divide_": lambda self, o: _ip(FloorDivide).apply(self, o),
+    "greater_": _copy_inplace(gt), "greater_equal_": _copy_inplace(ge), "less_": _copy_inplace(lt),
+    "less_equal_": _copy_inplace(le), "not_equal_": _copy_inplace(ne),
+    "logical_and_": _copy_inplace(logical_and), "logical_or_": _copy_inplace(logical_or),
+    "logical_xor_": _copy_inplace(logical_xor), "bitwise_and_": _copy_inplace(bitwise_and),
+    "bitwise_or_": _copy_inplace(bitwise_or), "bitwise_xor_": _copy_inplace(bitwise_xor),
+    "bitwise_not_": _copy_inplace(bitwise_not), "bitwise_left_shift_": _copy_inplace(bitwise_left_shift),
+    "bitwise_right_shift_": _copy_inplace(bitwise_right_shift),
+})
 register(_methods)
