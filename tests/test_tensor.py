@@ -369,3 +369,22 @@ def test_storage_sharing_checks(torch):
     assert y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
     assert x.untyped_storage().nbytes() == 24
     assert x.clone().untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+
+
+def test_unfold_and_scatter_views(torch):
+    def run(lib):
+        x = lib.arange(10.).view(2, 5)
+        u = x.unfold(1, 3, 2)
+        a = lib.arange(10., requires_grad=True)
+        (a.unfold(0, 4, 3) * lib.arange(12.).view(3, 4)).sum().backward()
+        z = lib.zeros(3, 3)
+        w = lib.zeros(3, 3)
+        w.fill_diagonal_(5)
+        return (tuple(u.shape), u.stride(), u.tolist(), a.grad.tolist(), u.data_ptr() == x.data_ptr(),
+                lib.select_scatter(z, lib.ones(3), 0, 1).tolist(), lib.diagonal_scatter(z, lib.ones(3)).tolist(),
+                lib.slice_scatter(lib.zeros(4, 2), lib.ones(2, 2), 0, 1, 3).tolist(), w.tolist(),
+                [t.shape[0] for t in x.split_with_sizes([1, 1])])
+    assert run(pt) == run(torch)
+    x = pt.tensor(np.arange(7.), requires_grad=True)
+    assert pt.autograd.gradcheck(lambda t: t.unfold(0, 3, 2), (x,))
+    assert pt.autograd.gradgradcheck(lambda t: t.unfold(0, 3, 2), (x,))

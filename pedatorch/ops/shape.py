@@ -1020,6 +1020,140 @@ def rebase_view_history(view):
     view._set_history(ctx, 0)
 
 
+# ====================================================================== unfold and the *_scatter ops
+
+class Unfold(ArrayFunction):
+    """out = all windows of ``size`` along dim, every ``step`` (a view, windows last);  dx = windows added back"""
+    node_name = "UnfoldBackward0"
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x, dim, size, step):
+        n = x.shape[dim] if x.ndim else 1
+        count = (n - size) // step + 1
+        ctx.args = (x.shape, dim, size, step)
+        if x.ndim == 0:
+            return x.reshape(1)
+        shape = x.shape[:dim] + (count,) + x.shape[dim + 1:] + (size,)
+        strides = x.strides[:dim] + (x.strides[dim] * step,) + x.strides[dim + 1:] + (x.strides[dim],)
+        return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=x.flags.writeable)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return UnfoldGrad.apply(grad, *ctx.args), None, None, None
+
+
+class UnfoldGrad(ArrayFunction):
+    """The backward of unfold: each window's gradient added into the positions it covers"""
+    node_name = "UnfoldBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, shape, dim, size, step):
+        ctx.args = (dim, size, step)
+        out = np.zeros(shape, dtype=grad.dtype)
+        if not shape:
+            return grad.reshape(())
+        # windows may overlap: add window offset by window offset (a loop over ``size``, not elements)
+        g = np.moveaxis(grad, -1, 0)
+        for k in range(size):
+            idx = (slice(None),) * dim + (slice(k, k + step * (g.shape[dim + 1] - 1) + 1, step),)
+            out[idx] += g[k]
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.unfold(*ctx.args), None, None, None, None
+
+
+def unfold(self, dimension, size, step):
+    n = self._data.ndim
+    d = wrap_dim(dimension, n) if n else 0
+    length = self._data.shape[d] if n else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return Unfold.apply(self, d, int(size), int(step))
+
+
+def _scatter_view(input, src, view_fn):
+    """``input`` with the elements that ``view_fn(input)`` selects replaced by ``src`` (out of place)."""
+    out = input.clone()
+    view_fn(out).copy_(src)
+    return out
+
+
+def select_scatter(input, src, dim, index):
+    return _scatter_view(input, src, lambda t: t.select(dim, index))
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    d = wrap_dim(dim, input._data.ndim)
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return _scatter_view(input, src, lambda t: Slice.apply(t, key))
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    return _scatter_view(input, src, lambda t: t.diagonal(offset, dim1, dim2))
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    return _scatter_view(input, src, lambda t: t.as_strided(size, stride, storage_offset))
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Fill the main diagonal (of a matrix, or of an all-equal-sizes tensor) in place."""
+    n = self._data.ndim
+    if n < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    shape = self._data.shape
+    if n > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    flat = self.view(-1) if self.is_contiguous() else None
+    if n == 2 and wrap and shape[0] > shape[1] + 1 and flat is not None:
+        step = shape[1] + 1
+        positions = list(range(0, self._data.size, step))
+        view = flat.as_strided((len(positions),), (step,), self.storage_offset())
+    else:
+        view = self.diagonal() if n == 2 else self.as_strided(
+            (min(shape),), (sum(self.stride()),), self.storage_offset())
+    view.fill_(fill_value)
+    return self
+
+
+def unsafe_split(tensor, split_size, dim=0):
+    return split(tensor, split_size, dim)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    return chunk(input, chunks, dim)
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    return split(input, list(split_sizes), dim)
+
+
+def _apply_(self, callable):
+    """Apply a Python function to every element, in place (slow by nature, as in PyTorch; CPU only)."""
+    vals = [callable(v) for v in self._data.reshape(-1).tolist()]
+    self._data[...] = np.asarray(vals, dtype=self._data.dtype).reshape(self._data.shape)
+    self._bump_version()
+    return self
+
+
+def _map_(self, tensor, callable):
+    a = self._data.reshape(-1).tolist()
+    b = np.broadcast_to(tensor._data, self._data.shape).reshape(-1).tolist()
+    self._data[...] = np.asarray([callable(x, y) for x, y in zip(a, b)], dtype=self._data.dtype).reshape(
+        self._data.shape)
+    self._bump_version()
+    return self
+
+
+__all__ += ["select_scatter", "slice_scatter", "diagonal_scatter", "as_strided_scatter", "unsafe_split",
+            "unsafe_chunk", "split_with_sizes"]
+
+
 # ====================================================================== registration
 
 register({
@@ -1037,7 +1171,29 @@ register({
     "unsqueeze_": lambda self, dim: _inplace_meta(self, unsqueeze(self, dim)),
     "resize_": lambda self, *sizes: _resize(self, _shape_arg(sizes)),
     "resize_as_": lambda self, other: _resize(self, other.shape),
+    "unfold": unfold, "select_scatter": select_scatter, "slice_scatter": slice_scatter,
+    "diagonal_scatter": diagonal_scatter, "as_strided_scatter": as_strided_scatter,
+    "fill_diagonal_": fill_diagonal_, "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk,
+    "split_with_sizes": split_with_sizes, "unsafe_split_with_sizes": split_with_sizes,
+    "apply_": _apply_, "map_": _map_,
+    "as_strided_": lambda self, size, stride, storage_offset=None: _inplace_meta(
+        self, as_strided(self, size, stride, storage_offset)),
+    "swapaxes_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1)),
+    "swapdims_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1)),
+    "pin_memory": lambda self, device=None: self, "is_pinned": lambda self, device=None: False,
+    "share_memory_": lambda self: self, "is_shared": lambda self: False, "is_neg": lambda self: False,
+    "new_empty_strided": lambda self, size, stride, *, dtype=None, device=None, requires_grad=False,
+    layout=None, pin_memory=False: _new_empty_strided(self, size, stride, dtype, device, requires_grad),
 })
+
+
+def _new_empty_strided(self, size, stride, dtype, device, requires_grad):
+    from .creation import empty_strided
+    return empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device,
+                         requires_grad=requires_grad)
+
+
+Tensor.output_nr = property(lambda self: self._output_nr)
 
 
 def _inplace_meta(self, viewed):
