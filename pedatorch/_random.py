@@ -1,35 +1,300 @@
-"""(being written) random generators."""
+"""Random number generators: PyTorch's CPU generator, bit for bit.
+
+PyTorch's CPU ``Generator`` is a 32-bit Mersenne Twister (mt19937).  Seeding
+uses the reference ``init_genrand`` on the low 32 bits of the seed; the 64-bit
+seed itself is only remembered (``initial_seed()``).  The twister here is
+numpy's ``MT19937`` bit generator, handed the 624-word state we compute, so a
+million draws cost one vectorised call.
+
+Every distribution is built from two kinds of raw draws, exactly as ATen does:
+
+* ``random()``   one 32-bit output of the twister;
+* ``random64()`` two outputs, the first one the high half: ``(a << 32) | b``.
+
+``float`` uniforms keep the low 24 bits of ``random()`` (times 2**-24);
+``double`` uniforms keep the low 53 bits of ``random64()`` (times 2**-53).
+
+The generator also holds the spare normal of its Box-Muller pair (PyTorch's
+``next_double_normal_sample``): scalar-path normals come in pairs (cos, sin),
+and the sin half waits here for the next call.  ``get_state()`` returns the
+same 5056-byte layout as PyTorch's (``CPUGeneratorImplState``), so states can be
+moved between the two libraries.
+"""
+import math
+import os
+
 import numpy as np
+
+__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+           "set_rng_state"]
+
+_DEFAULT_SEED = 67280421310721      # PyTorch's default_rng_seed_val
+_N = 624                            # mt19937 state words
+_STATE_BYTES = 5056                 # sizeof(CPUGeneratorImplState)
+_MASK24 = np.uint64(0xFFFFFF)
+_MASK53 = np.uint64((1 << 53) - 1)
+_SHIFT32 = np.uint64(32)
+
+_init_cache = {}
+
+
+def _init_genrand(seed32):
+    """The reference mt19937 seeding: state[0] = seed, state[j] = 1812433253 * (s ^ (s >> 30)) + j."""
+    key = _init_cache.get(seed32)
+    if key is None:
+        words = [0] * _N
+        x = words[0] = seed32
+        for j in range(1, _N):
+            x = (1812433253 * (x ^ (x >> 30)) + j) & 0xFFFFFFFF
+            words[j] = x
+        key = np.array(words, dtype=np.uint32)
+        if len(_init_cache) > 256:
+            _init_cache.clear()
+        _init_cache[seed32] = key
+    return key.copy()
+
+
+def _seed_value(seed, who="manual_seed"):
+    """A seed as PyTorch reads it: an int in [-2**63, 2**64), negatives taken modulo 2**64."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        if hasattr(seed, "item") and not isinstance(seed, float):  # a 0-dim tensor
+            return _seed_value(seed.item(), who)
+        raise RuntimeError(f"{who} expected a long, but got {type(seed).__name__}")
+    seed = int(seed)
+    if not -(1 << 63) <= seed < (1 << 64):
+        raise ValueError("Overflow when unpacking long long")
+    return seed % (1 << 64)
+
+
+_LIBM_NUMPY = {math.log: np.log, math.log1p: np.log1p, math.exp: np.exp, math.tan: np.tan, math.sin: np.sin,
+               math.cos: np.cos}
+
+
+def _libm(fn, x):
+    """``fn`` (a ``math`` function, i.e. the C library's) on every element of ``x``.
+
+    numpy's own float64 log/exp/log1p/tan are SIMD versions that differ from
+    glibc in the last bit for a few inputs per thousand; PyTorch calls glibc,
+    so to reproduce its numbers we call it too (one C call per element).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    flat = x.ravel().tolist()
+    try:
+        out = np.fromiter(map(fn, flat), np.float64, count=len(flat))
+    except (ValueError, OverflowError):  # log(0) = -inf, exp(1000) = inf: numpy's answers
+        npfn = _LIBM_NUMPY[fn]
+        out = np.empty(len(flat))
+        for i, v in enumerate(flat):
+            try:
+                out[i] = fn(v)
+            except (ValueError, OverflowError):
+                with np.errstate(all="ignore"):
+                    out[i] = npfn(v)
+    return out.reshape(x.shape)
 
 
 class Generator:
+    """A source of random numbers: ``Generator(device='cpu')``, PyTorch's mt19937 CPU generator."""
+
     def __init__(self, device="cpu"):
-        self._rng = np.random.default_rng(0)
+        from ._device import device as _device_cls
+        self.device = _device_cls(device) if not isinstance(device, _device_cls) else device
+        self._bg = np.random.MT19937(0)
+        self._set_seed(_DEFAULT_SEED)
+
+    # ------------------------------------------------------------ seeding
+    def _set_seed(self, seed):
+        self._seed = seed
+        self._bg.state = {"bit_generator": "MT19937", "state": {"key": _init_genrand(seed & 0xFFFFFFFF),
+                                                                 "pos": _N}}
+        self._fresh = True            # seeded, nothing drawn yet (PyTorch: left=1, next=0)
+        self._next_double = None      # the spare normal of the last Box-Muller pair
+        self._next_float = None
 
     def manual_seed(self, seed):
-        self._rng = np.random.default_rng(seed)
+        """Seed the generator (an int in [-2**63, 2**64)); returns the generator."""
+        self._set_seed(_seed_value(seed))
         return self
+
+    def seed(self):
+        """Seed from the operating system's entropy; returns the 64-bit seed used."""
+        s = int.from_bytes(os.urandom(8), "little")
+        self._set_seed(s)
+        return s
+
+    def initial_seed(self):
+        """The seed last set (by ``manual_seed`` or ``seed``)."""
+        return self._seed
+
+    # ------------------------------------------------------------ state
+    def get_state(self):
+        """The whole state as a uint8 tensor of 5056 bytes (PyTorch's layout)."""
+        from ._tensor import Tensor
+        st = self._bg.state["state"]
+        pos = int(st["pos"])
+        if pos == _N and self._fresh:
+            left, nxt = 1, 0
+        else:
+            left, nxt = _N + 1 - pos, pos
+        buf = np.zeros(_STATE_BYTES, dtype=np.uint8)
+        buf[0:8] = np.frombuffer(np.uint64(self._seed).tobytes(), np.uint8)
+        buf[8:16] = np.frombuffer(np.array([left, 1], np.int32).tobytes(), np.uint8)
+        buf[16:24] = np.frombuffer(np.uint64(nxt).tobytes(), np.uint8)
+        buf[24:24 + 8 * _N] = np.frombuffer(st["key"].astype(np.uint64).tobytes(), np.uint8)
+        o = 24 + 8 * _N                       # normal_x, normal_y, normal_rho, normal_is_valid
+        if self._next_double is not None:
+            buf[o + 8:o + 16] = np.frombuffer(np.float64(self._next_double).tobytes(), np.uint8)
+            buf[o + 24:o + 28] = np.frombuffer(np.int32(1).tobytes(), np.uint8)
+        o += 32                               # next_float_normal_sample, is_..._valid
+        if self._next_float is not None:
+            buf[o:o + 4] = np.frombuffer(np.float32(self._next_float).tobytes(), np.uint8)
+            buf[o + 4] = 1
+        return Tensor._make(buf)
+
+    def set_state(self, new_state):
+        """Restore a state from ``get_state()`` (ours or PyTorch's); returns the generator."""
+        from ._tensor import Tensor
+        if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        buf = np.ascontiguousarray(new_state._data if new_state.is_cpu else new_state.cpu()._data).reshape(-1)
+        if buf.size != _STATE_BYTES:
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input RNG "
+                               f"state size to be {buf.size}")
+        seed = int(buf[0:8].view(np.uint64)[0])
+        left, seeded = (int(v) for v in buf[8:16].view(np.int32))
+        nxt = int(buf[16:24].view(np.uint64)[0])
+        if not (seeded == 1 and 0 < left <= _N and nxt <= _N):
+            raise RuntimeError("Invalid mt19937 state")
+        key = buf[24:24 + 8 * _N].view(np.uint64).astype(np.uint32)
+        o = 24 + 8 * _N
+        self._seed = seed
+        self._bg.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _N if left == 1 else nxt}}
+        self._fresh = left == 1 and nxt == 0
+        self._next_double = float(buf[o + 8:o + 16].view(np.float64)[0]) if buf[o + 24:o + 28].view(
+            np.int32)[0] else None
+        o += 32
+        self._next_float = float(buf[o:o + 4].view(np.float32)[0]) if buf[o + 4] else None
+        return self
+
+    def __getstate__(self):
+        return {"device": str(self.device), "state": self.get_state()._data.copy()}
+
+    def __setstate__(self, d):
+        from ._tensor import Tensor
+        self.__init__(d["device"])
+        self.set_state(Tensor._make(d["state"]))
+
+    # ------------------------------------------------------------ raw draws (the kernels' building blocks)
+    def _random(self, n):
+        """``n`` outputs of ``random()``: 32-bit values (in a uint64 array)."""
+        if n:
+            self._fresh = False
+        return self._bg.random_raw(int(n))
+
+    def _random64(self, n):
+        """``n`` outputs of ``random64()``: (first draw << 32) | second draw."""
+        r = self._random(2 * n)
+        return (r[0::2] << _SHIFT32) | r[1::2]
+
+    def _uniform_float(self, n):
+        """``n`` float32 uniforms in [0, 1): 24 random bits each."""
+        return (self._random(n) & _MASK24).astype(np.float32) * np.float32(2.0 ** -24)
+
+    def _uniform_double(self, n):
+        """``n`` float64 uniforms in [0, 1): 53 random bits each."""
+        return (self._random64(n) & _MASK53).astype(np.float64) * (2.0 ** -53)
+
+    def _normal_doubles(self, n):
+        """``n`` standard normals from ATen's scalar ``normal_distribution<double>``.
+
+        Box-Muller on two double uniforms u1, u2: r = sqrt(-2 log1p(-u2)),
+        theta = 2 pi u1; the call returns r cos(theta) and keeps r sin(theta)
+        for the next call.  So the stream is: [spare], cos0, sin0, cos1, ...
+        """
+        out = np.empty(n, dtype=np.float64)
+        if n == 0:
+            return out
+        i = 0
+        if self._next_double is not None:
+            out[0] = self._next_double
+            self._next_double = None
+            i = 1
+        m = n - i
+        if m:
+            pairs = (m + 1) // 2
+            u = self._uniform_double(2 * pairs).reshape(pairs, 2)
+            r = np.sqrt(-2.0 * _libm(math.log1p, -u[:, 1]))
+            theta = (2.0 * math.pi) * u[:, 0]
+            c = r * _libm(math.cos, theta)
+            s = r * _libm(math.sin, theta)
+            out[i:] = np.stack([c, s], axis=1).reshape(-1)[:m]
+            if m % 2:
+                self._next_double = float(s[-1])
+        return out
+
+    def _double_stream(self):
+        return _DoubleStream(self)
+
+
+class _DoubleStream:
+    """Double uniforms one at a time (rejection samplers), drawn in blocks but consumed exactly.
+
+    ``close()`` rewinds the generator so that it has advanced by exactly the
+    draws used, as if they had been made one by one.
+    """
+
+    def __init__(self, gen):
+        self.gen = gen
+        self.saved = (gen._bg.state, gen._fresh)
+        self.buf = []
+        self.i = 0
+        self.used = 0
+
+    def next(self):
+        if self.i == len(self.buf):
+            self.buf = self.gen._uniform_double(max(64, 2 * len(self.buf))).tolist()
+            self.i = 0
+        self.i += 1
+        self.used += 1
+        return self.buf[self.i - 1]
+
+    def close(self):
+        state, fresh = self.saved
+        self.gen._bg.state = state
+        self.gen._fresh = fresh
+        self.gen._random(2 * self.used)
 
 
 default_generator = Generator()
 
 
+def _get_generator(generator):
+    if generator is None:
+        return default_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(f"expected a torch.Generator, but got {type(generator).__name__}")
+    return generator
+
+
 def manual_seed(seed):
-    default_generator.manual_seed(seed)
-    return default_generator
+    """Seed the default generator; returns it."""
+    if not isinstance(seed, (int, np.integer)):
+        seed = int(seed)
+    return default_generator.manual_seed(seed)
 
 
 def seed():
-    return 0
+    """Seed the default generator non-deterministically; returns the seed."""
+    return default_generator.seed()
 
 
 def initial_seed():
-    return 0
+    return default_generator.initial_seed()
 
 
 def get_rng_state():
-    return None
+    return default_generator.get_state()
 
 
-def set_rng_state(state):
-    pass
+def set_rng_state(new_state):
+    default_generator.set_state(new_state)

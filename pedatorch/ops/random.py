@@ -1,2 +1,970 @@
-"""(being written)"""
-__all__ = []
+"""Random sampling: ``rand``, ``randn``, ``randint``, ``randperm``, ``normal``, ``bernoulli``, ``multinomial``,
+``poisson``, the ``*_like`` factories and the in-place ``Tensor.uniform_/normal_/random_/...``.
+
+Each kernel turns the generator's raw 32/64-bit draws into values the way
+PyTorch's CPU kernels (ATen) do, so that after the same ``manual_seed`` the
+numbers agree bit for bit with PyTorch's on x86-64 Linux.  The recipes:
+
+* ``uniform_(a, b)``: u = 24-bit (float) or 53-bit (double) uniform; value = fma(u, b - a, a);
+  a value that rounds to ``b`` becomes ``a``.
+* ``normal_`` has two paths (``normal_kernel``):
+    - a float32 (or float16/bfloat16) *contiguous* tensor of >= 16 elements: draw all uniforms, then
+      Box-Muller in blocks of 16 (``u[0:8]`` give radii, ``u[8:16]`` angles; the first 8 outputs are the
+      cosines, the last 8 the sines).  When the size is not a multiple of 16 the last 16 elements are
+      redrawn and recomputed.  PyTorch does this with the AVX2 routines of ``avx_mathfun.h`` (Cephes
+      polynomials, compiled with fused multiply-adds); ``_log256``/``_sincos256`` replay those float32
+      operations one by one.  float64 uses the same blocks with the C library's ``log/cos/sin``.
+    - otherwise (fewer than 16 elements, or not contiguous): the scalar ``normal_distribution<double>``,
+      which returns one value of a Box-Muller pair and keeps the other in the generator.
+* integers (``random_``, ``randint``): ``(random() % range) + from``, with ``random64()`` when the range
+  is >= 2**32 (for 64-bit and floating dtypes).
+* ``randperm``: Fisher-Yates from the front, ``swap(i, i + random() % (n - i))``.
+* ``exponential_``: -log1p(-u) / lambda; ``geometric_``: ceil(log(u) / log1p(-p)); ``cauchy_``:
+  fma(sigma, tan(pi (u - 1/2)), median); ``log_normal_``: exp of a scalar-path normal; ``bernoulli``:
+  u < p; ``multinomial``: cumulative-sum search (with replacement) or argmax/topk of p / Exp(1)
+  (without); ``poisson``: ATen's rejection sampler (Hoermann's PTRS for rate >= 10).
+
+In-place kernels visit the elements in memory order (as TensorIterator does), so a transposed tensor
+gets the same numbers in the same memory cells as in PyTorch.
+
+Known differences from PyTorch: ``bernoulli_(p: float)`` (and so dropout) follows PyTorch's
+generic kernel, which PyTorch uses on non-Intel CPUs; on Intel CPUs PyTorch's MKL build draws these from
+MKL's own stream instead.  float16/bfloat16 ``normal_`` of >= 16 elements whose count is not a multiple
+of 16 differ in the last 16 values.  ``multinomial`` without replacement orders tied keys (only zero-weight
+categories tie, when more samples than non-zero weights are asked for) by index, PyTorch's ``topk`` in its
+own way.
+"""
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from .. import _dtype as D
+from .._random import Generator, _get_generator, _libm
+from .._tensor import Tensor, preserve_format
+from ..autograd.function import ArrayFunction
+from ..autograd.grad_mode import _state
+from ._util import register, write_out, _type_word, broadcast_shapes_or_raise, shape_str
+from .creation import _size_arg, _finish
+
+__all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson",
+           "rand_like", "randn_like", "randint_like"]
+
+_f32 = np.float32
+_f64 = np.float64
+
+
+# ====================================================================== exact fused multiply-add
+# PyTorch's kernels are compiled with FMA contraction: ``a * b + c`` is rounded once.  numpy has no fma,
+# so we build one: the product exactly (as two doubles), the sum exactly (TwoSum), and a final addition
+# rounded to odd first so that the last rounding to nearest is the only one that counts.
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _round_to_odd(s, err):
+    """Where ``s`` is inexact (err != 0) and its last bit is even, step to the odd neighbour towards err."""
+    fix = (err != 0) & ((s.view(np.int64) & 1) == 0)
+    if fix.any():
+        s = np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    return s
+
+
+def _fma64(a, b, c):
+    """Correctly rounded a * b + c in float64 (arrays or scalars)."""
+    a, b, c = np.broadcast_arrays(np.asarray(a, _f64), np.asarray(b, _f64), np.asarray(c, _f64))
+    p = a * b
+    t = 134217729.0 * a                       # Veltkamp split: a = ah + al, 26 bits each
+    ah = t - (t - a)
+    al = a - ah
+    t = 134217729.0 * b
+    bh = t - (t - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl     # a * b = p + e exactly
+    th, tl = _two_sum(c, p)
+    v, verr = _two_sum(tl, e)
+    out = th + _round_to_odd(np.asarray(v), verr)
+    bad = ~np.isfinite(out) | ~np.isfinite(p)
+    if bad.any():
+        out = np.where(bad, p + c, out)
+    return out
+
+
+def _fma32(a, b, c):
+    """Correctly rounded a * b + c for float32 operands (the product is exact in float64)."""
+    p = np.asarray(a, _f64) * np.asarray(b, _f64)
+    s, err = _two_sum(p, np.asarray(c, _f64))
+    return _round_to_odd(np.asarray(s, _f64), err).astype(_f32)
+
+
+# ====================================================================== avx_mathfun.h, replayed in float32
+
+_LOG_P = [_f32(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+                            1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
+                            3.3333331174E-1)]
+_MIN_NORM = np.array([0x00800000], np.int32).view(_f32)[0]
+
+
+def _log256(x):
+    """log256_ps: split x = m * 2**e, m in [sqrt(1/2), sqrt(2)), and a degree-9 polynomial in m - 1."""
+    x = np.maximum(x, _MIN_NORM)
+    bits = x.view(np.int32)
+    e = ((bits >> 23) - 127).astype(_f32) + _f32(1)
+    x = ((bits & ~0x7f800000) | 0x3f000000).astype(np.int32).view(_f32)    # mantissa in [0.5, 1)
+    small = x < _f32(0.707106781186547524)
+    tmp = np.where(small, x, _f32(0))
+    x = x - _f32(1)
+    e = e - np.where(small, _f32(1), _f32(0))
+    x = x + tmp
+    z = x * x
+    y = np.full_like(x, _LOG_P[0])
+    for p in _LOG_P[1:]:
+        y = _fma32(y, x, p)
+    y = y * x
+    y = _fma32(y, z, e * _f32(-2.12194440e-4))
+    y = _fma32(-z, _f32(0.5), y)
+    x = x + y
+    return _fma32(e, _f32(0.693359375), x)
+
+
+def _sincos256(x):
+    """sincos256_ps for x >= 0: reduce by multiples of pi/4 (in three parts), then two polynomials."""
+    j = (x * _f32(1.27323954473516)).astype(np.int32)
+    j = (j + 1) & ~1
+    y = j.astype(_f32)
+    for dp in (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8):
+        x = _fma32(y, _f32(dp), x)
+    sin_neg = (j & 4) != 0
+    cos_neg = (~(j - 2) & 4) != 0
+    first = (j & 2) == 0
+    z = x * x
+    yc = _fma32(np.full_like(x, _f32(2.443315711809948E-005)), z, _f32(-1.388731625493765E-003))
+    yc = _fma32(yc, z, _f32(4.166664568298827E-002))
+    yc = yc * z
+    yc = _fma32(yc, z, -(z * _f32(0.5)))
+    yc = yc + _f32(1)
+    ys = _fma32(np.full_like(x, _f32(-1.9515295891E-4)), z, _f32(8.3321608736E-3))
+    ys = _fma32(ys, z, _f32(-1.6666654611E-1))
+    ys = ys * z
+    ys = _fma32(ys, x, x)
+    s = np.where(first, ys, yc)
+    c = np.where(first, yc, ys)
+    return np.where(sin_neg, -s, s), np.where(cos_neg, -c, c)
+
+
+def _box_muller16_f32(u):
+    """normal_fill_16_AVX2 on rows of 16 float32 uniforms (before the mean/std fma)."""
+    u = u.reshape(-1, 16)
+    radius = np.sqrt(_f32(-2) * _log256(_f32(1) - u[:, :8]))
+    s, c = _sincos256(_f32(2 * math.pi) * u[:, 8:])
+    return np.concatenate([radius * c, radius * s], axis=1).reshape(-1)
+
+
+def _box_muller16_f64(u, mean, std):
+    """normal_fill_16<double> on rows of 16 float64 uniforms."""
+    u = u.reshape(-1, 16)
+    radius = np.sqrt(-2.0 * _libm(math.log, 1.0 - u[:, :8]))
+    theta = (2.0 * math.pi) * u[:, 8:]
+    c = radius * _libm(math.cos, theta)
+    s = radius * _libm(math.sin, theta)
+    out = np.concatenate([c, s], axis=1).reshape(-1)
+    return out if (std == 1 and mean == 0) else _fma64(out, std, mean)
+
+
+def _normal_fill(gen, n, mean, std, np_dt):
+    """PyTorch's vectorised path (contiguous, >= 16 elements): n uniforms, blocks of 16, a redrawn tail."""
+    tail = 16 if n % 16 else 0
+    full = n - n % 16
+    if np_dt == _f64:
+        u = gen._uniform_double(n + tail)
+        out = u[:n].copy()
+        out[:full] = _box_muller16_f64(u[:full], mean, std)
+        if tail:
+            out[n - 16:] = _box_muller16_f64(u[n:], mean, std)
+        return out
+    u = gen._uniform_float(n + tail)
+    out = u[:n].copy()
+    out[:full] = _box_muller16_f32(u[:full])
+    if tail:
+        out[n - 16:] = _box_muller16_f32(u[n:])
+    m, s = _f32(mean), _f32(std)
+    if not (s == 1 and m == 0):
+        out = _fma32(out, s, m)
+    return out.astype(np_dt)
+
+
+# ====================================================================== value makers
+# Each returns ``n`` values of numpy dtype ``np_dt`` in the order PyTorch generates them.
+
+def _uniform_values(gen, n, lo, hi, np_dt):
+    unit = lo == 0 and hi == 1                   # u * 1 + 0 is u: skip the fma
+    if np_dt == _f64:
+        u = gen._uniform_double(n)
+        if unit:
+            return u
+        r = _fma64(u, hi - lo, lo)
+        return np.where(r == hi, lo, r)
+    flo, fhi = _f32(lo), _f32(hi)
+    u = gen._uniform_float(n)
+    if unit and np_dt == _f32:
+        return u
+    r = (u if unit else _fma32(u, fhi - flo, flo)).astype(np_dt)
+    tlo, thi = np.array(lo, np_dt), np.array(hi, np_dt)
+    return np.where(r == thi, tlo, r)
+
+
+def _normal_values(gen, n, mean, std, np_dt, contiguous=True):
+    if n >= 16 and contiguous:
+        return _normal_fill(gen, n, mean, std, np_dt)
+    v = gen._normal_doubles(n)
+    if not (std == 1 and mean == 0):
+        v = _fma64(v, std, mean)
+    return v.astype(np_dt)
+
+
+_U64 = np.uint64
+
+
+def _int_from_to(gen, n, rng, base, np_dt):
+    """(random() % range) + base, with random64() for ranges >= 2**28 (found by experiment on PyTorch 2.13)."""
+    wide = rng >= (1 << 28)
+    raw = gen._random64(n) if wide else gen._random(n)
+    v = (raw % _U64(rng) + _U64(base % (1 << 64))).view(np.int64)   # uint64 arithmetic wraps, as in C
+    if np_dt.kind == "b":
+        return v != 0
+    return v.astype(np_dt)
+
+
+def _random_default_values(gen, n, np_dt):
+    """``random_()``: [0, 2**mantissa] for floats, [0, max] for integers."""
+    name = np_dt.name
+    if name == "bool":
+        return (gen._random(n) & _U64(1)).astype(np.bool_)
+    if name == "int64":
+        return (gen._random64(n) % _U64(1 << 63)).astype(np.int64)
+    if name == "float64":
+        return (gen._random64(n) % _U64((1 << 53) + 1)).astype(_f64)
+    if name in ("int8", "int16", "int32", "uint8"):
+        return (gen._random(n) % _U64(int(np.iinfo(np_dt).max) + 1)).astype(np_dt)
+    digits = {"float32": 24, "float16": 11, "bfloat16": 8}[name]
+    return (gen._random(n) % _U64((1 << digits) + 1)).astype(np_dt)
+
+
+# ====================================================================== placing values into tensors
+
+def _memory_order_fill(shape, strides, flat):
+    """A C-ordered array of ``shape`` whose elements, visited in the memory order that ``strides`` give,
+    are ``flat`` (TensorIterator visits an output in memory order)."""
+    nd = len(shape)
+    perm = sorted(range(nd), key=lambda d: -abs(strides[d]))
+    if perm == list(range(nd)):
+        return flat.reshape(shape)
+    out = np.empty(shape, dtype=flat.dtype)
+    out.transpose(perm)[...] = flat.reshape([shape[d] for d in perm])
+    return out
+
+
+def _real_view_info(arr):
+    """(shape, strides, real dtype) of view_as_real(arr) for complex ``arr``; arr's own otherwise."""
+    if arr.dtype.kind == "c":
+        half = arr.itemsize // 2
+        return arr.shape + (2,), arr.strides + (half,), np.dtype("float32" if half == 4 else "float64")
+    return arr.shape, arr.strides, arr.dtype
+
+
+def _write(self, full):
+    """Write the computed array into the tensor (numpy or cupy), as an in-place op."""
+    arr = self._data
+    if arr.dtype.kind == "c" and full.dtype.kind != "c":
+        full = full[..., 0] + 1j * full[..., 1]
+    if type(arr) is not np.ndarray:
+        from .._device import to_device_array
+        full = to_device_array(np.ascontiguousarray(full), self.device)
+    arr[...] = full
+    self._bump_version()
+    return self
+
+
+def _check_inplace(self):
+    if _state.enabled and self._requires_grad:
+        if self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        base = self._base
+        if base is not None and base.grad_fn is None and base._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+
+
+def _fill_inplace(self, make):
+    """Run ``make(n, real_np_dtype, contiguous) -> flat values`` for ``self`` and write them in place."""
+    _check_inplace(self)
+    shape, strides, np_dt = _real_view_info(self._data)
+    n = int(np.prod(shape, dtype=np.int64))
+    contiguous = bool(self._data.flags.c_contiguous)
+    flat = np.asarray(make(n, np_dt, contiguous))
+    return _write(self, _memory_order_fill(shape, strides, flat))
+
+
+def _new(size, np_dt, make):
+    """A new C-contiguous array of ``size`` filled by ``make(n, real_np_dtype, contiguous=True)``."""
+    size = tuple(size)
+    if np_dt.kind == "c":
+        real = np.dtype("float32" if np_dt.itemsize == 8 else "float64")
+        n = int(np.prod(size, dtype=np.int64)) * 2
+        flat = np.asarray(make(n, real, True), dtype=real)
+        return flat.view(np_dt).reshape(size)
+    n = int(np.prod(size, dtype=np.int64))
+    return np.asarray(make(n, np_dt, True), dtype=np_dt).reshape(size)
+
+
+def _fmt(x):
+    """A number as C++'s ostream writes a double (PyTorch's error messages)."""
+    if isinstance(x, numbers.Integral):
+        return str(int(x))
+    return "%g" % x
+
+
+def _is_float(np_dt):
+    return np_dt.kind == "f" or np_dt.name == "bfloat16"
+
+
+def _float_dtype_or_raise(np_dt, kernel, complex_ok=True):
+    if not (_is_float(np_dt) or (complex_ok and np_dt.kind == "c")):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_word(np_dt)}'")
+
+
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e+38, "float32": 3.4028234663852886e+38,
+              "float64": 1.7976931348623157e+308}
+
+
+def _num(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+# ====================================================================== in-place Tensor methods
+
+def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
+    """Fill with samples from U[from, to)."""
+    from_ = _num(kwargs.pop("from", from_))
+    to = _num(to)
+    if kwargs:
+        raise TypeError(f"uniform_() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    gen = _get_generator(generator)
+    _float_dtype_or_raise(self._data.dtype, "check_uniform_bounds")
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_fmt(from_)} > "
+                           f"to={_fmt(to)}")
+    real = _real_view_info(self._data)[2]
+    if to - from_ > _FLOAT_MAX[real.name]:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{_type_word(real)}>::max(), but "
+                           f"found to={_fmt(to)} and from={_fmt(from_)} which result in to-from to exceed the "
+                           f"limit")
+    return _fill_inplace(self, lambda n, dt, c: _uniform_values(gen, n, from_, to, dt))
+
+
+def normal_(self, mean=0, std=1, *, generator=None):
+    """Fill with samples from N(mean, std**2)."""
+    mean, std = _num(mean), _num(std)
+    gen = _get_generator(generator)
+    _float_dtype_or_raise(self._data.dtype, "normal_kernel_cpu")
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+    if self._data.dtype.kind == "c":
+        std = std / math.sqrt(2)   # each of the real and imaginary parts gets half the variance
+    return _fill_inplace(self, lambda n, dt, c: _normal_values(gen, n, mean, std, dt, c))
+
+
+_C_NAMES = {"int8": "signed char", "uint8": "unsigned char", "int16": "short int", "int32": "int",
+            "int64": "long int",
+            "bool": "bool", "float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16"}
+
+
+def _digits(np_dt):
+    return {"float32": 24, "float64": 53, "float16": 11, "bfloat16": 8}[np_dt.name]
+
+
+def _update_from(frm, np_dt):
+    """Round ``from`` up to a value the floating dtype holds exactly (ATen's update_from)."""
+    plus1 = int(np.array(frm + 1, dtype=_f64).astype(np_dt).astype(_f64))
+    if plus1 < frm:
+        n = abs(frm + 1).bit_length() - 1
+        frm = plus1 + (1 << (n - _digits(np_dt) + 1))
+    return frm
+
+
+def _update_to(to, np_dt):
+    minus1 = int(np.array(to - 1, dtype=_f64).astype(np_dt).astype(_f64))
+    if minus1 >= to:
+        n = abs(to - 1).bit_length() - 1
+        to = minus1 - (1 << (n - _digits(np_dt) + 1))
+    return to
+
+
+def _check_in_range(frm, to_inc, np_dt):
+    """ATen's check_from_to_in_range: an error outside the dtype's range, a warning where floats lose integers."""
+    name = _C_NAMES.get(np_dt.name, np_dt.name)
+    if np_dt.kind in "iub":
+        lo, hi = (0, 1) if np_dt.kind == "b" else (int(np.iinfo(np_dt).min), int(np.iinfo(np_dt).max))
+    else:
+        hi = _FLOAT_MAX[np_dt.name]
+        lo = -hi
+    for what, v in (("from", frm), ("to - 1", to_inc)):
+        if not lo <= v <= hi:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    if _is_float(np_dt):
+        d = _digits(np_dt)
+        for what, v in (("from", frm), ("to - 1", to_inc)):
+            if not -(1 << d) <= v <= (1 << d):
+                warnings.warn(f"{what} is out of bounds [-(2^{d}), 2^{d}]. Due to precision limitations {name} can "
+                              f"support discrete uniform distribution only within this range. This warning will "
+                              f"become an error in version 1.7 release, please fix the code in advance",
+                              UserWarning, stacklevel=4)
+
+
+def _int64_arg(v):
+    v = int(_num(v))
+    if not -(1 << 63) <= v < (1 << 63):
+        raise ValueError("Overflow when unpacking long long")
+    return v
+
+
+def random_(self, from_=None, to=None, *, generator=None, **kwargs):
+    """Fill with integers: ``random_()`` [0, 2**mantissa or max], ``random_(to)`` [0, to),
+    ``random_(from, to)`` [from, to), ``random_(from, None)`` [from, max]."""
+    if "from" in kwargs:
+        from_ = kwargs.pop("from")
+    if kwargs:
+        raise TypeError(f"random_() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if isinstance(from_, Generator) and generator is None:
+        from_, generator = None, from_
+    gen = _get_generator(generator)
+    np_dt = _real_view_info(self._data)[2]
+    if np_dt.name in ("uint16", "uint32", "uint64"):
+        raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{_type_word(np_dt)}'"
+                                  if from_ is None else
+                                  f"\"random_from_to_kernel_cpu\" not implemented for '{_type_word(np_dt)}'")
+    if from_ is None and to is None:
+        return _fill_inplace(self, lambda n, dt, c: _random_default_values(gen, n, dt))
+    frm = 0 if from_ is None else _int64_arg(from_)
+    if to is not None:
+        to = _int64_arg(to)
+        if not frm < to:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}")
+        if _is_float(np_dt):
+            frm, to = _update_from(frm, np_dt), _update_to(to, np_dt)
+            if not frm < to:
+                raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
+                                   f"but got from={frm} >= to={to}")
+        _check_in_range(frm, to - 1, np_dt)
+        rng, base = to - frm, frm
+    elif frm == -(1 << 63):
+        if np_dt.name not in ("int64", "float64", "float32", "bfloat16"):
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and "
+                               "bfloat16")
+        return _fill_inplace(self, lambda n, dt, c: gen._random64(n).view(np.int64).astype(dt))
+    else:
+        if _is_float(np_dt):
+            to_inc = min(1 << _digits(np_dt), (1 << 63) - 1)
+            frm = _update_from(frm, np_dt)
+            if not frm < to_inc:
+                raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
+                                   f"casted to dtype, but got from={frm} > to_inc={to_inc}")
+        else:
+            to_inc = 1 if np_dt.kind == "b" else int(np.iinfo(np_dt).max)
+        _check_in_range(frm, to_inc, np_dt)
+        rng, base = to_inc - frm + 1, frm
+    return _fill_inplace(self, lambda n, dt, c: _int_from_to(gen, n, rng, base, dt))
+
+
+def _random_overloads(self, *args, generator=None, **kwargs):
+    """random_(), random_(to), random_(from, to): PyTorch's three overloads."""
+    if "to" in kwargs or "from" in kwargs or len(args) >= 2:
+        frm = kwargs.pop("from", args[0] if args else 0)
+        to = kwargs.pop("to", args[1] if len(args) > 1 else None)
+        return random_(self, frm, to, generator=generator, **kwargs)
+    if len(args) == 1:
+        if isinstance(args[0], Generator):
+            return random_(self, generator=args[0])
+        return random_(self, 0, args[0], generator=generator)
+    return random_(self, generator=generator, **kwargs)
+
+
+def _bernoulli_tensor_values(gen, self_arr, p_arr, n, np_dt):
+    """u < p elementwise, p broadcast to self's shape, in self's memory order."""
+    if not _is_float(p_arr.dtype):
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_type_word(p_arr.dtype)}'")
+    if p_arr.size and not ((p_arr >= 0) & (p_arr <= 1)).all():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
+                           "be improved?  If so, please report an enhancement request to PyTorch.)")
+    shape, strides = self_arr.shape, self_arr.strides
+    try:
+        p = np.broadcast_to(p_arr, shape)
+    except ValueError:
+        raise RuntimeError(_expand_error(shape, p_arr.shape)) from None
+    perm = sorted(range(len(shape)), key=lambda d: -abs(strides[d]))
+    p_flat = p.transpose(perm).reshape(-1)
+    if p_arr.dtype == _f64:
+        return gen._uniform_double(n) < p_flat
+    return gen._uniform_float(n) < p_flat.astype(_f32)
+
+
+def _expand_error(target, shape):
+    nd = len(target)
+    for i in range(1, len(shape) + 1):
+        s, t = shape[-i], target[-i] if i <= nd else None
+        if t is None or (s != t and s != 1):
+            return (f"The expanded size of the tensor ({t if t is not None else -1}) must match the existing size "
+                    f"({s}) at non-singleton dimension {nd - i}.  Target sizes: {shape_str(target)}.  Tensor "
+                    f"sizes: {shape_str(shape)}")
+    return "expand failed"
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    """Fill with 0/1 draws: 1 with probability ``p`` (a float, or a tensor broadcast to self)."""
+    gen = _get_generator(generator)
+    if isinstance(p, Tensor):
+        _check_inplace(self)
+        p_arr = p._data if p.is_cpu else p._data.get()
+        flat = _bernoulli_tensor_values(gen, self._data, p_arr, self._data.size, self._data.dtype)
+        shape, strides = self._data.shape, self._data.strides
+        return _write(self, _memory_order_fill(shape, strides, flat.astype(self._data.dtype)))
+    p = float(p)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
+    if self._data.dtype.kind == "c":
+        raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for '{_type_word(self._data.dtype)}'")
+    return _fill_inplace(self, lambda n, dt, c: (gen._uniform_double(n) < p).astype(dt))
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    """Fill with samples from Exp(lambd): -log(1 - u) / lambd."""
+    gen = _get_generator(generator)
+    np_dt = self._data.dtype
+    if not _is_float(np_dt):
+        raise RuntimeError(f"Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_type_word(np_dt)}")
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+    return _fill_inplace(self, lambda n, dt, c: _exponential_values(gen, n, lambd, dt))
+
+
+def _exponential_values(gen, n, lambd, np_dt):
+    u = gen._uniform_double(n)
+    return ((-1.0 / lambd) * _libm(math.log1p, -u)).astype(np_dt)
+
+
+def geometric_(self, p, *, generator=None):
+    """Fill with the number of Bernoulli(p) trials up to the first success: ceil(log(u) / log(1 - p))."""
+    gen = _get_generator(generator)
+    np_dt = self._data.dtype
+    if np_dt.kind in "bc":
+        raise NotImplementedError(f"\"geometric_cpu\" not implemented for '{_type_word(np_dt)}'")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+    denom = math.log1p(-p)
+
+    def make(n, dt, c):
+        return np.ceil(_libm(math.log, gen._uniform_double(n)) / denom).astype(dt)
+    return _fill_inplace(self, make)
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Fill with exp(N(mean, std**2))."""
+    gen = _get_generator(generator)
+    _float_dtype_or_raise(self._data.dtype, "log_normal_cpu", complex_ok=False)
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+
+    def make(n, dt, c):
+        return _libm(math.exp, _fma64(gen._normal_doubles(n), std, mean)).astype(dt)
+    return _fill_inplace(self, make)
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Fill with samples from the Cauchy distribution: median + sigma * tan(pi (u - 1/2))."""
+    gen = _get_generator(generator)
+    np_dt = self._data.dtype
+    if not _is_float(np_dt):
+        raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_C_NAMES.get(np_dt.name, np_dt.name)}")
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
+
+    def make(n, dt, c):
+        t = _libm(math.tan, math.pi * (gen._uniform_double(n) - 0.5))
+        return _fma64(sigma, t, median).astype(dt)
+    return _fill_inplace(self, make)
+
+
+# ====================================================================== factories
+
+def _dtype_np(dtype):
+    return (dtype or D.get_default_dtype()).np
+
+
+def rand(*sizes, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False, size=None):
+    """Uniform samples in [0, 1): float uniforms keep 24 random bits, doubles 53."""
+    size = _size_arg(sizes if size is None else (size,))
+    gen = _get_generator(generator)
+    np_dt = _dtype_np(dtype if dtype is not None else (out.dtype if out is not None else None))
+    _float_dtype_or_raise(np_dt, "check_uniform_bounds")
+    arr = _new(size, np_dt, lambda n, dt, c: _uniform_values(gen, n, 0.0, 1.0, dt))
+    return _finish(arr, device, requires_grad, out)
+
+
+def randn(*sizes, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, size=None):
+    """Standard normal samples (Box-Muller; see the module notes for PyTorch's two paths)."""
+    size = _size_arg(sizes if size is None else (size,))
+    gen = _get_generator(generator)
+    np_dt = _dtype_np(dtype if dtype is not None else (out.dtype if out is not None else None))
+    _float_dtype_or_raise(np_dt, "normal_kernel_cpu")
+    std = 1.0 / math.sqrt(2) if np_dt.kind == "c" else 1.0
+    arr = _new(size, np_dt, lambda n, dt, c: _normal_values(gen, n, 0.0, std, dt))
+    return _finish(arr, device, requires_grad, out)
+
+
+def _randint_args(args, kwargs):
+    low, high, size = kwargs.pop("low", None), kwargs.pop("high", None), kwargs.pop("size", None)
+    args = list(args)
+    if size is None and args and not isinstance(args[-1], (numbers.Number, Tensor)):
+        size = args.pop()
+    if len(args) == 2:
+        low, high = args
+    elif len(args) == 1:
+        if high is None:
+            high = args[0]
+        else:
+            low = args[0]
+    elif len(args) > 2:
+        raise TypeError("randint() received an invalid combination of arguments")
+    if low is None:
+        low = 0
+    if high is None or size is None:
+        raise TypeError("randint() received an invalid combination of arguments - expected (int high, tuple of "
+                        "ints size) or (int low, int high, tuple of ints size)")
+    for name, v, pos in (("low", low, 0), ("high", high, 1)):
+        v = _num(v)
+        if isinstance(v, float) and not v.is_integer():
+            raise TypeError(f"randint(): argument '{name}' (position {pos}) must be int, not float")
+    return int(_num(low)), int(_num(high)), size
+
+
+def randint(*args, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+            pin_memory=False, **kwargs):
+    """Integers uniform in [low, high): ``randint(high, size)`` or ``randint(low, high, size)`` (int64)."""
+    low, high, size = _randint_args(args, kwargs)
+    if kwargs:
+        raise TypeError(f"randint() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    size = _size_arg((size,))
+    np_dt = dtype.np if dtype is not None else np.dtype(np.int64)
+    t = Tensor._make(np.zeros(size, np_dt))
+    random_(t, low, high, generator=generator)
+    return _finish(t._data, device, requires_grad, out)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False):
+    """A random permutation of 0..n-1: Fisher-Yates from the front with ``random() % (n - i)``."""
+    n = int(_num(n))
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    gen = _get_generator(generator)
+    np_dt = dtype.np if dtype is not None else np.dtype(np.int64)
+    if _is_float(np_dt) and n > (1 << _digits(np_dt)) + 1:
+        raise RuntimeError(f"n must be less than or equal to {(1 << _digits(np_dt)) + 1} for {_type_word(np_dt)}")
+    if np_dt.kind in "iu" and n - 1 > np.iinfo(np_dt).max:
+        raise RuntimeError(f"n must be less than or equal to {int(np.iinfo(np_dt).max) + 1} for "
+                           f"{_type_word(np_dt)}")
+    perm = list(range(n))
+    if n > 1:
+        # z = random() % (n - i), drawn for i = 0 .. n-2; the swaps themselves are sequential
+        zs = (gen._random(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
+        for i, z in enumerate(zs):
+            j = i + z
+            perm[i], perm[j] = perm[j], perm[i]
+    return _finish(np.array(perm, dtype=np_dt).reshape(n), device, requires_grad, out)
+
+
+def _like_dtype(input, dtype):
+    return dtype.np if dtype is not None else input._data.dtype
+
+
+def _like_device(input, device):
+    return device if device is not None else (None if input.is_cpu else input.device)
+
+
+def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=preserve_format):
+    return rand(input.shape, dtype=D.from_numpy_dtype(_like_dtype(input, dtype)), device=_like_device(input, device),
+                requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=preserve_format):
+    return randn(input.shape, dtype=D.from_numpy_dtype(_like_dtype(input, dtype)),
+                 device=_like_device(input, device), requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
+                 memory_format=preserve_format, generator=None):
+    """``randint_like(input, high)`` or ``randint_like(input, low, high)``."""
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input.shape, dtype=D.from_numpy_dtype(_like_dtype(input, dtype)),
+                   device=_like_device(input, device), requires_grad=requires_grad, generator=generator)
+
+
+# ====================================================================== normal (four overloads)
+
+class _NormalTT(ArrayFunction):
+    """normal(mean, std) is not differentiable in PyTorch's sense: both gradients are zero."""
+    node_name = "NormalBackward3"
+
+    @staticmethod
+    def forward(ctx, mean, std, sample):
+        return sample
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .creation import zeros_like
+        return zeros_like(grad), zeros_like(grad), None
+
+
+class _NormalT1(ArrayFunction):
+    node_name = "NormalBackward1"
+
+    @staticmethod
+    def forward(ctx, mean, sample):
+        return sample
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .creation import zeros_like
+        return zeros_like(grad), None
+
+
+class _NormalT2(_NormalT1):
+    node_name = "NormalBackward2"
+
+
+class _BernoulliT(_NormalT1):
+    node_name = "BernoulliBackward0"
+
+
+def _host(t):
+    return t._data if t.is_cpu else t._data.get()
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False, pin_memory=False):
+    """Samples from N(mean, std**2).  Overloads: (Tensor, Tensor), (Tensor, float), (float, Tensor), and
+    (float, float, size) which makes a new tensor of ``size``."""
+    gen = _get_generator(generator)
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mt and not st:
+        if size is None:
+            raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
+                            f"{type(std).__name__}), but expected one of:\n"
+                            " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+                            " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+                            " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+                            " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
+                            "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+                            "torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
+        np_dt = _dtype_np(dtype if dtype is not None else (out.dtype if out is not None else None))
+        t = Tensor._make(np.zeros(_size_arg((size,)), np_dt))
+        normal_(t, mean, std, generator=gen)
+        return _finish(t._data, device, requires_grad, out)
+    if mt and st:
+        m, s = _host(mean), _host(std)
+        _float_dtype_or_raise(m.dtype, "normal_kernel_cpu")
+        if s.dtype.kind == "c":
+            raise RuntimeError("normal expects standard deviation to be non-complex")
+        if s.size and not (s >= 0).all():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        shape = broadcast_shapes_or_raise(m.shape, s.shape)
+        o = Tensor._make(np.zeros(shape, m.dtype))
+        normal_(o, 0, 1, generator=gen)
+        v = o._data
+        ct = np.result_type(v.dtype, s.dtype)
+        v = (v.astype(ct) * s).astype(v.dtype)        # output.mul_(std).add_(mean)
+        v = (v.astype(np.result_type(v.dtype, m.dtype)) + m).astype(v.dtype)
+        res = _finish_like(v, mean)
+        if _state.enabled and (mean._requires_grad or std._requires_grad):
+            res = _NormalTT.apply(mean, std, v)
+        return write_out(out, res)
+    if mt:
+        m = _host(mean)
+        _float_dtype_or_raise(m.dtype, "normal_kernel_cpu")
+        std = _num(std)
+        if not std >= 0.0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+        o = Tensor._make(np.empty_like(m))
+        normal_(o, 0, std, generator=gen)
+        v = (o._data + m).astype(m.dtype)
+        res = _finish_like(v, mean)
+        if _state.enabled and mean._requires_grad:
+            res = _NormalT1.apply(mean, v)
+        return write_out(out, res)
+    s = _host(std)
+    _float_dtype_or_raise(s.dtype, "normal_kernel_cpu")
+    if s.size and not (s >= 0).all():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    mean = _num(mean)
+    o = Tensor._make(np.empty_like(s))
+    normal_(o, 0, 1, generator=gen)
+    v = (o._data * s).astype(s.dtype)
+    v = (v + np.array(mean, dtype=v.dtype)).astype(s.dtype)
+    res = _finish_like(v, std)
+    if _state.enabled and std._requires_grad:
+        res = _NormalT2.apply(std, v)
+    return write_out(out, res)
+
+
+def _finish_like(arr, like):
+    return _finish(arr, None if like.is_cpu else like.device, False)
+
+
+# ====================================================================== bernoulli, multinomial, poisson
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """0/1 samples: 1 with probability ``input`` (elementwise), or with probability ``p`` if given."""
+    gen = _get_generator(generator)
+    arr = _host(input)
+    if p is not None:
+        t = Tensor._make(np.zeros(arr.shape, arr.dtype))
+        bernoulli_(t, p, generator=gen)
+        return write_out(out, _finish_like(t._data, input))
+    if not _is_float(arr.dtype):
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_type_word(arr.dtype)}'")
+    res_arr = np.zeros(arr.shape, arr.dtype)
+    flat = _bernoulli_tensor_values(gen, res_arr, arr, res_arr.size, arr.dtype)
+    res_arr = flat.astype(arr.dtype).reshape(arr.shape)
+    res = _finish_like(res_arr, input)
+    if _state.enabled and input._requires_grad:
+        res = _BernoulliT.apply(input, res._data if res.is_cpu else res._data)
+    return write_out(out, res)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """Indices drawn from the categorical distribution(s) given by the rows of ``input`` (weights)."""
+    gen = _get_generator(generator)
+    p = _host(input)
+    n_sample = int(num_samples)
+    if p.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not _is_float(p.dtype):
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_type_word(p.dtype)}")
+    if n_sample <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n_cat = p.shape[-1]
+    if not replacement and n_sample > n_cat:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if n_cat > (1 << 24):
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    p2 = p.reshape(-1, n_cat)
+    if not replacement or n_sample == 1:
+        # Gumbel-max trick as PyTorch writes it: argmax / topk of p / q with q ~ Exp(1)
+        if p.size and not ((p2.max() < np.inf) & (p2.min() >= 0)):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (p2.sum(axis=1) == 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        calc_dt = p.dtype
+        q_flat = _exponential_values(gen, p.size, 1.0, calc_dt)
+        q = _memory_order_fill(p.shape, p.strides, q_flat)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = (p / q).astype(calc_dt).reshape(-1, n_cat)
+        if n_sample == 1:
+            idx = np.argmax(r, axis=1)[:, None]
+        else:
+            idx = np.argsort(-r.astype(_f64), axis=1, kind="stable")[:, :n_sample]
+    else:
+        idx = np.empty((p2.shape[0], n_sample), np.int64)
+        acc = p2.astype(_f32) if p.dtype.itemsize < 4 else p2
+        for i, row in enumerate(acc):
+            if (row < 0).any():
+                raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+            if not np.isfinite(row).all():
+                raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity "
+                                   "or NaN)")
+            cum = np.cumsum(row, dtype=row.dtype)           # sequential, in the input's precision
+            total = cum[-1]
+            if not total > 0:
+                raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+            cum = (cum / total).astype(row.dtype)
+            cum[-1] = 1
+            u = gen._uniform_double(n_sample)
+            idx[i] = np.searchsorted(cum.astype(_f64), u, side="left")   # first slot with cum >= u
+    res = idx.astype(np.int64).reshape(p.shape[:-1] + (n_sample,))
+    return write_out(out, _finish_like(res, input))
+
+
+def _poisson_one(stream, lam):
+    """ATen's sample_poisson: PTRS (Hoermann 1993) for lam >= 10, multiplication of uniforms below."""
+    if lam >= 10:
+        slam = math.sqrt(lam)
+        loglam = math.log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            U = stream.next() - 0.5
+            V = stream.next()
+            us = 0.5 - abs(U)
+            k = math.floor((2 * a / us + b) * U + lam + 0.43)
+            if us >= 0.07 and V <= vr:
+                return k
+            if k < 0 or (us < 0.013 and V > us):
+                continue
+            lv = math.log(V) if V > 0 else -math.inf
+            if lv + math.log(invalpha) - math.log(a / (us * us) + b) <= -lam + k * loglam - math.lgamma(k + 1):
+                return k
+    if lam == 0:
+        return 0
+    enlam = math.exp(-lam)
+    x, prod = 0, 1.0
+    while True:
+        prod *= stream.next()
+        if prod > enlam:
+            x += 1
+        else:
+            return x
+
+
+def poisson(input, generator=None):
+    """Samples from Poisson(rate) for each rate in ``input`` (same shape and dtype)."""
+    gen = _get_generator(generator)
+    lam = _host(input)
+    if not _is_float(lam.dtype):
+        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_type_word(lam.dtype)}'")
+    rates = lam.astype(_f64).reshape(-1).tolist()
+    if any(not r >= 0 for r in rates):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    stream = gen._double_stream()
+    try:
+        vals = [_poisson_one(stream, r) for r in rates]
+    finally:
+        stream.close()
+    return _finish_like(np.array(vals, dtype=_f64).astype(lam.dtype).reshape(lam.shape), input)
+
+
+# ====================================================================== Tensor methods
+
+def _bernoulli_method(self, p=None, *, generator=None):
+    return bernoulli(self, p, generator=generator)
+
+
+def _multinomial_method(self, num_samples, replacement=False, *, generator=None):
+    return multinomial(self, num_samples, replacement, generator=generator)
+
+
+register({"uniform_": uniform_, "normal_": normal_, "random_": _random_overloads, "bernoulli_": bernoulli_,
+          "exponential_": exponential_, "geometric_": geometric_, "log_normal_": log_normal_, "cauchy_": cauchy_,
+          "bernoulli": _bernoulli_method, "multinomial": _multinomial_method})
