@@ -1,19 +1,36 @@
-"""Reductions: ``sum``, ``mean``, ``sum_to_size`` (the reverse of broadcasting).
+"""Reductions: ``sum``, ``mean``, ``prod``, ``max``/``min``, ``var``/``std``, ``norm``, ``softmax``, ``cumsum``...
 
 The backward of a reduction spreads the gradient back over the reduced dims:
 ``unsqueeze`` them again (when ``keepdim=False``) and ``expand`` to the input
 shape - a stride-0 view, so no memory is copied.
+
+Three kinds of backward recur here:
+
+- *smooth* reductions (``sum``, ``prod``, ``var``, ``logsumexp``, ``norm``): a formula;
+- *value-selecting* ones that return indices (``max(dim)``, ``median(dim)``, ``mode``,
+  ``kthvalue``, ``cummax``): the gradient goes to the element each value was picked from
+  (``sorting.scatter_back``);
+- *full* ``max()``/``min()``/``median()`` and ``amax``/``amin``: the gradient is split evenly
+  among all elements equal to the result (ties share it), as PyTorch does.
 """
+import builtins as _b  # this module defines sum/max/min/all/any: the builtins are _b.sum, _b.max...
 import numbers
+import warnings
 
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
-from ._util import wrap_dims, register, write_out
+from ._util import wrap_dim, wrap_dims, register, write_out, to_float, _type_word
+from .elementwise import where, maximum, minimum, _ip
+from .sorting import (scatter_back, selecting_op, TakeAlong, Flip, Shift, sort, _result, _kernel_op,
+                      _check_dim)
 
-__all__ = ["sum", "mean", "nansum", "nanmean"]
+__all__ = ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
+           "aminmax", "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod",
+           "cummax", "cummin", "all", "any", "count_nonzero", "median", "nanmedian", "mode", "quantile",
+           "nanquantile", "softmax", "log_softmax", "diff"]
 
 
 def _restore_dims(grad, in_shape, dims, keepdim):
@@ -70,7 +87,8 @@ class SumAll(Sum):
 def _dims_arg(dim, ndim):
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
         return None
-    return wrap_dims(dim, ndim)
+    dims = wrap_dims(dim, ndim)
+    return dims if ndim else ()  # a 0-dim tensor accepts dim 0 / -1 and has nothing to reduce
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -166,7 +184,7 @@ def sum_to_size(self, *size):
     if shape == size:
         return self
     lead = len(shape) - len(size)
-    if lead < 0 or any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):
+    if lead < 0 or _b.any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
     r = Sum.apply(self, dims, True, None) if dims else self
@@ -176,3 +194,1148 @@ def sum_to_size(self, *size):
 
 
 register({"sum": sum, "nansum": nansum, "mean": mean, "nanmean": nanmean, "sum_to_size": sum_to_size})
+
+# ====================================================================== helpers for the ops below
+
+
+def _keep(t, dims, keepdim):
+    """A reduced Tensor with its reduced ``dims`` put back as size-1 dims (nothing to do with keepdim)."""
+    if keepdim or not dims:
+        return t
+    shape = list(t.shape)
+    for d in sorted(dims):
+        shape.insert(d, 1)
+    return t.reshape(shape)
+
+
+def _reduce_dims(dim, ndim):
+    """``None`` or ``()``/``[]``: every dim; an int or a sequence: those dims (wrapped).  0-dim inputs: ``()``."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return tuple(range(ndim))
+    dims = wrap_dims(dim, ndim)
+    return dims if ndim else ()
+
+
+def _numel(shape, dims):
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+def _one_dim(dim, ndim):
+    """A single dim for ops along a dim (``cumsum``, ``softmax``...): wrapped; 0 for 0-dim inputs."""
+    d = wrap_dim(_check_dim(dim), ndim)
+    return d if ndim else 0
+
+
+def _atleast_1d(x):
+    return x.reshape(1) if x.ndim == 0 else x
+
+
+def _check_nonempty_all(name, x):
+    if x.size == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+                           f"the reduction dim with the 'dim' argument.")
+
+
+def _check_nonempty_dims(name, x, dims):
+    for d in dims:
+        if x.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _check_not_complex(name, x):
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"{name}\" not implemented for '{_type_word(x.dtype)}'")
+
+
+def _evenly_distribute(grad, x, value):
+    """The gradient of a full max/min/median: split equally among the elements equal to the result."""
+    v = value._data
+    mask = x.isnan() if v.dtype.kind in "fc" and np.isnan(v) else (x == value)
+    return where(mask, grad / mask.sum(), 0.0)
+
+
+# ====================================================================== prod
+
+def _prod_safe_zeros(grad, x, dim):
+    """d prod / d x_k = (product of the elements before k) * (product of those after k), along ``dim``.
+
+    No division, so it is right when ``x`` has zeros: both exclusive products are cumprods of
+    ``x`` shifted by one place (the first from the start, the second from the end).
+    """
+    if x._data.size == 0:
+        return grad.expand(x.shape)
+    before = cumprod(Shift.apply(x, dim, 1, 1), dim)
+    after = Flip.apply(cumprod(Flip.apply(Shift.apply(x, dim, -1, 1), (dim,)), dim), (dim,))
+    return grad * (before * after)
+
+
+class ProdAll(ArrayFunction):
+    """out = the product of all elements;  dx = grad * out / x (without dividing when x has zeros)"""
+    node_name = "ProdBackward0"
+
+    @staticmethod
+    def forward(ctx, x, np_dtype):
+        out = np.asarray(np.prod(x, dtype=np_dtype))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        if x._data.ndim == 0:
+            return grad, None
+        zeros = int(np.count_nonzero(x._data == 0))
+        if zeros == 0:
+            return grad * (out / x), None
+        if zeros > 1:  # every partial product contains a zero
+            return grad.new_zeros(x.shape), None
+        return _prod_safe_zeros(grad, x.reshape(-1), 0).reshape(x.shape), None
+
+
+class ProdDim(ArrayFunction):
+    """out = the product along dim;  dx = grad * out / x (without dividing when x has zeros)"""
+    node_name = "ProdBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dim, keepdim, np_dtype):
+        out = np.prod(x, axis=dim if x.ndim else None, keepdims=keepdim and x.ndim > 0, dtype=np_dtype)
+        out = np.asarray(out)
+        ctx.save_for_backward(x, out)
+        ctx.dim, ctx.keepdim = dim, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        if x._data.ndim == 0:
+            return grad, None, None, None
+        g, r = _keep(grad, (ctx.dim,), ctx.keepdim), _keep(out, (ctx.dim,), ctx.keepdim)
+        if not (x._data == 0).any():
+            return g * (r / x), None, None, None
+        return _prod_safe_zeros(g, x, ctx.dim), None, None, None
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The product of all elements, or along ``dim`` (one int).  Integers and bools multiply in int64."""
+    np_dtype = _acc_dtype(input._data, dtype)
+    if dim is None:
+        r = ProdAll.apply(input, np_dtype)
+    else:
+        if not isinstance(dim, numbers.Integral) or isinstance(dim, bool):
+            raise TypeError(f"prod() received an invalid combination of arguments - got "
+                            f"({type(dim).__name__}), but expected one of: (Tensor input, *, dtype), "
+                            f"(Tensor input, int dim, bool keepdim, *, dtype)")
+        r = ProdDim.apply(input, _one_dim(dim, input._data.ndim), bool(keepdim), np_dtype)
+    return r if out is None else write_out(out, r)
+
+
+# ====================================================================== max, min, amax, amin, argmax, aminmax
+
+class MaxAll(ArrayFunction):
+    """out = the largest element (NaN if any);  dx = grad split evenly among the elements equal to out"""
+    node_name = "MaxBackward1"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.asarray(np.max(x))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        return _evenly_distribute(grad, x, out)
+
+
+class MinAll(MaxAll):
+    """out = the smallest element (NaN if any);  dx = grad split evenly among the elements equal to out"""
+    node_name = "MinBackward1"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = np.asarray(np.min(x))
+        ctx.save_for_backward(x, out)
+        return out
+
+
+MaxDim = selecting_op("MaxDim", "MaxBackward0", lambda x, d: np.argmax(x, axis=d, keepdims=True),
+                      "values, indices = the max along dim (first index on ties);  dx = grad put back at indices")
+MinDim = selecting_op("MinDim", "MinBackward0", lambda x, d: np.argmin(x, axis=d, keepdims=True),
+                      "values, indices = the min along dim (first index on ties);  dx = grad put back at indices")
+
+
+def _max_min(name, all_cls, dim_cls, binary, input, dim, keepdim, other, out):
+    if other is not None or isinstance(dim, Tensor):  # max(a, b): the elementwise maximum
+        return binary(input, other if other is not None else dim, out=out)
+    x = input._data
+    if dim is None:
+        if keepdim:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (keepdim=bool, ), "
+                            f"but expected one of: (Tensor input, int dim, bool keepdim)")
+        _check_not_complex(f"{name}_all", x)
+        _check_nonempty_all(name, x)
+        r = all_cls.apply(input)
+        return r if out is None else write_out(out, r)
+    if not isinstance(dim, numbers.Integral) or isinstance(dim, bool):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(dim).__name__}), but expected one of: (Tensor input, int dim, bool keepdim), "
+                        f"(Tensor input, Tensor other)")
+    d = _one_dim(dim, x.ndim)
+    if x.ndim:
+        _check_nonempty_dims(name, x, (d,))
+    _check_not_complex(f"{name}", x)
+    return _result(name, dim_cls.apply(input, d, bool(keepdim)), out)
+
+
+def max(input, dim=None, keepdim=False, *, other=None, out=None):
+    """``max(x)``: the largest element.  ``max(x, dim)``: ``return_types.max(values, indices)``.
+    ``max(x, y)``: the elementwise ``maximum``."""
+    return _max_min("max", MaxAll, MaxDim, maximum, input, dim, keepdim, other, out)
+
+
+def min(input, dim=None, keepdim=False, *, other=None, out=None):
+    """``min(x)``: the smallest element.  ``min(x, dim)``: ``return_types.min(values, indices)``.
+    ``min(x, y)``: the elementwise ``minimum``."""
+    return _max_min("min", MinAll, MinDim, minimum, input, dim, keepdim, other, out)
+
+
+def _amax_grad(grad, x, out, dims, keepdim):
+    """Split each gradient evenly among the elements equal to the max (or min) of their slice."""
+    g, r = _keep(grad, dims, keepdim), _keep(out, dims, keepdim)
+    mask = x == r
+    return (g / mask.sum(dims, keepdim=True)) * mask
+
+
+def _amax_like(name, node_name, np_fn, doc):
+    def forward(ctx, x, dims, keepdim):
+        out = np.asarray(np_fn(x, axis=dims, keepdims=keepdim))
+        ctx.save_for_backward(x, out)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return out
+
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        return _amax_grad(grad, x, out, ctx.dims, ctx.keepdim), None, None
+
+    return type(name, (ArrayFunction,), {"__doc__": doc, "node_name": node_name, "__module__": __name__,
+                                         "forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+Amax = _amax_like("Amax", "AmaxBackward0", np.max, "out = the max over dims;  dx = grad split among ties")
+Amin = _amax_like("Amin", "AminBackward0", np.min, "out = the min over dims;  dx = grad split among ties")
+
+
+def _amax_dims(name, x, dim):
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        _check_nonempty_all(name, x)
+    dims = _reduce_dims(dim, x.ndim)
+    _check_nonempty_dims(name, x, dims)
+    _check_not_complex(name, x)
+    return dims
+
+
+def amax(input, dim=(), keepdim=False, *, out=None):
+    """The max over ``dim`` (an int or a tuple; ``()``: all dims).  Ties share the gradient evenly."""
+    r = Amax.apply(input, _amax_dims("amax", input._data, dim), bool(keepdim))
+    return r if out is None else write_out(out, r)
+
+
+def amin(input, dim=(), keepdim=False, *, out=None):
+    """The min over ``dim`` (an int or a tuple; ``()``: all dims).  Ties share the gradient evenly."""
+    r = Amin.apply(input, _amax_dims("amin", input._data, dim), bool(keepdim))
+    return r if out is None else write_out(out, r)
+
+
+class Aminmax(ArrayFunction):
+    """min, max = amin(x, dims), amax(x, dims);  dx = each gradient split among its ties"""
+    node_name = "AminmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        lo = np.asarray(np.min(x, axis=dims, keepdims=keepdim))
+        hi = np.asarray(np.max(x, axis=dims, keepdims=keepdim))
+        ctx.save_for_backward(x, lo, hi)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return lo, hi
+
+    @staticmethod
+    def backward(ctx, grad_min, grad_max):
+        x, lo, hi = ctx.saved_tensors
+        return (_amax_grad(grad_min, x, lo, ctx.dims, ctx.keepdim)
+                + _amax_grad(grad_max, x, hi, ctx.dims, ctx.keepdim)), None, None
+
+
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    """``return_types.aminmax(min, max)`` over all elements or along ``dim``."""
+    x = input._data
+    if x.size == 0 and (dim is None or x.ndim == 0 or x.shape[wrap_dim(dim, x.ndim)] == 0):
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    dims = _reduce_dims(None if dim is None else _check_dim(dim), x.ndim)
+    pair = Aminmax.apply(input, dims, bool(keepdim))
+    if out is not None:
+        write_out(out, pair)
+        pair = tuple(out)
+    from .sorting import return_types
+    return return_types.aminmax(pair)
+
+
+def _arg_kernel(np_fn):
+    def kernel(x, dim, keepdim):
+        if dim is None:
+            r = np.asarray(np_fn(x.reshape(-1)))
+            return r.reshape((1,) * x.ndim) if keepdim else r
+        r = np_fn(_atleast_1d(x), axis=dim, keepdims=keepdim)
+        return np.asarray(r).reshape(()) if x.ndim == 0 else r
+    return kernel
+
+
+_ArgMax = _kernel_op("ArgMax", _arg_kernel(np.argmax))
+_ArgMin = _kernel_op("ArgMin", _arg_kernel(np.argmin))
+
+
+def _arg(name, cls, input, dim, keepdim, out):
+    x = input._data
+    if x.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    _check_not_complex(name, x)
+    if dim is None:
+        if x.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        d = None
+    else:
+        d = _one_dim(dim, x.ndim)
+        if x.ndim:
+            _check_nonempty_dims(name, x, (d,))
+    r = cls.apply(input, d, bool(keepdim))
+    return r if out is None else write_out(out, r)
+
+
+def argmax(input, dim=None, keepdim=False, *, out=None):
+    """The index of the max (of the flattened input when ``dim`` is None); the first one on ties, NaN wins."""
+    return _arg("argmax", _ArgMax, input, dim, keepdim, out)
+
+
+def argmin(input, dim=None, keepdim=False, *, out=None):
+    """The index of the min (of the flattened input when ``dim`` is None); the first one on ties, NaN wins."""
+    return _arg("argmin", _ArgMin, input, dim, keepdim, out)
+
+
+# ====================================================================== var, std
+
+def _var_kernel(x, dims, correction, keepdim):
+    """(variance, mean with keepdim): sum((x - mean)^2) / max(0, N - correction), in two passes."""
+    n = _numel(x.shape, dims)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.sum(x, axis=dims, keepdims=True) / n if n else np.full(
+            np.sum(x, axis=dims, keepdims=True).shape, np.nan, dtype=x.dtype)
+        mean = mean.astype(x.dtype, copy=False)
+        d = x - mean
+        sq = (d.real * d.real + d.imag * d.imag) if x.dtype.kind == "c" else d * d
+        var = np.sum(sq, axis=dims, keepdims=keepdim) / _b.max(0, n - correction)
+    real = sq.dtype
+    return np.asarray(var).astype(real, copy=False), mean
+
+
+def _var_backward(grad, x, dims, correction, keepdim):
+    """d var / dx = 2 (x - mean) / (N - correction)"""
+    dof = _numel(x.shape, dims) - correction
+    return (2.0 / dof if dof else float("inf")) * _keep(grad, dims, keepdim) * (x - x.mean(dims, keepdim=True))
+
+
+def _std_to_var_grad(grad, std):
+    """d std = d var / (2 std), taken as 0 where std == 0"""
+    return where(std == 0, 0.0, grad / (std * 2))
+
+
+class Var(ArrayFunction):
+    """out = sum((x - mean)^2) / (N - correction);  dx = grad * 2 (x - mean) / (N - correction)"""
+    node_name = "VarBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, correction, keepdim):
+        ctx.save_for_backward(x)
+        ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
+        return _var_kernel(x, dims, correction, keepdim)[0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return _var_backward(grad, x, ctx.dims, ctx.correction, ctx.keepdim), None, None, None
+
+
+class Std(ArrayFunction):
+    """out = sqrt(var(x));  dx = grad / (2 out) * d var / dx  (0 where out == 0)"""
+    node_name = "StdBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, correction, keepdim):
+        out = np.asarray(np.sqrt(_var_kernel(x, dims, correction, keepdim)[0]))
+        ctx.save_for_backward(x, out)
+        ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        g = _std_to_var_grad(grad, out)
+        return _var_backward(g, x, ctx.dims, ctx.correction, ctx.keepdim), None, None, None
+
+
+class VarMean(ArrayFunction):
+    """var, mean = var(x), mean(x);  dx = the var gradient + the mean gradient (grad / N)"""
+    node_name = "VarMeanBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, correction, keepdim):
+        var, mean = _var_kernel(x, dims, correction, keepdim)
+        ctx.save_for_backward(x)
+        ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
+        return var, (mean if keepdim else mean.reshape(var.shape))
+
+    @staticmethod
+    def backward(ctx, grad_var, grad_mean):
+        x, = ctx.saved_tensors
+        n = _numel(x.shape, ctx.dims)
+        g = _var_backward(grad_var, x, ctx.dims, ctx.correction, ctx.keepdim)
+        return g + _keep(grad_mean, ctx.dims, ctx.keepdim) / n, None, None, None
+
+
+class StdMean(ArrayFunction):
+    """std, mean = std(x), mean(x);  dx = the std gradient + the mean gradient (grad / N)"""
+    node_name = "StdMeanBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, correction, keepdim):
+        var, mean = _var_kernel(x, dims, correction, keepdim)
+        std = np.asarray(np.sqrt(var))
+        ctx.save_for_backward(x, std)
+        ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
+        return std, (mean if keepdim else mean.reshape(var.shape))
+
+    @staticmethod
+    def backward(ctx, grad_std, grad_mean):
+        x, std = ctx.saved_tensors
+        n = _numel(x.shape, ctx.dims)
+        g = _var_backward(_std_to_var_grad(grad_std, std), x, ctx.dims, ctx.correction, ctx.keepdim)
+        return g + _keep(grad_mean, ctx.dims, ctx.keepdim) / n, None, None, None
+
+
+def _var_args(name, input, dim, unbiased, keepdim, correction):
+    """Both of PyTorch's forms: ``var(x, dim, unbiased, keepdim)`` and ``var(x, dim, correction=, keepdim=)``."""
+    if isinstance(dim, bool):  # var(x, True): the old positional ``unbiased``
+        if unbiased is not None:
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (bool, bool)")
+        dim, unbiased = None, dim
+    if unbiased is not None and not isinstance(unbiased, bool):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({type(dim).__name__}, {type(unbiased).__name__}), but expected one of: "
+                        f"(Tensor input, tuple of ints dim, bool unbiased, bool keepdim), "
+                        f"(Tensor input, tuple of ints dim, *, Number correction, bool keepdim)")
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (correction=int, "
+                        f"unbiased=bool), but expected either unbiased or correction")
+    x = input._data
+    if x.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    dims = _reduce_dims(dim, x.ndim)
+    if _numel(x.shape, dims) - correction <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      f"reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+    return dims, correction, bool(keepdim)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """The variance over ``dim``: ``sum((x - mean)^2) / (N - correction)``; ``correction=1`` (unbiased) by default.
+
+    ``unbiased=False`` is ``correction=0``; ``var(x, True)`` / ``var(x, dim, True, keepdim)`` also work.
+    """
+    r = Var.apply(input, *_var_args("var", input, dim, unbiased, keepdim, correction))
+    return r if out is None else write_out(out, r)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """The standard deviation: ``sqrt(var(...))`` (same arguments as ``var``)."""
+    r = Std.apply(input, *_var_args("std", input, dim, unbiased, keepdim, correction))
+    return r if out is None else write_out(out, r)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """``(var, mean)``, computed together."""
+    r = VarMean.apply(input, *_var_args("var_mean", input, dim, unbiased, keepdim, correction))
+    return r if out is None else write_out(out, r)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """``(std, mean)``, computed together."""
+    r = StdMean.apply(input, *_var_args("std_mean", input, dim, unbiased, keepdim, correction))
+    return r if out is None else write_out(out, r)
+
+
+# ====================================================================== norm
+
+_INF = float("inf")
+
+
+class VectorNorm(ArrayFunction):
+    """out = (sum |x|^p)^(1/p) over dims (p = 0: count of nonzeros, inf: max |x|, -inf: min |x|)
+
+    dx = sgn(x) |x|^(p-1) grad / out^(p-1);  p=2: x grad / out;  p=1: sgn(x) grad;  inf: split among ties;
+    taken as 0 where out == 0 (PyTorch's subgradient).
+    """
+    node_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, p, dims, keepdim):
+        a = np.abs(x)
+        kw = dict(axis=dims, keepdims=keepdim)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            if p == 0:
+                out = np.sum(a != 0, **kw).astype(a.dtype)
+            elif p == _INF:
+                out = np.max(a, **kw)
+            elif p == -_INF:
+                out = np.min(a, **kw)
+            elif p == 1:
+                out = np.sum(a, **kw)
+            elif p == 2:
+                out = np.sqrt(np.sum(a * a, **kw))
+            else:
+                out = np.power(np.sum(np.power(a, p), **kw), 1.0 / p)
+        out = np.asarray(out).astype(a.dtype, copy=False)
+        ctx.save_for_backward(x, out)
+        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, norm = ctx.saved_tensors
+        p, dims = ctx.p, ctx.dims
+        g, n = _keep(grad, dims, ctx.keepdim), _keep(norm, dims, ctx.keepdim)
+        if p == 0:  # piecewise constant: PyTorch returns no gradient at all (x.grad stays None)
+            return None, None, None, None
+        if p == 1:
+            return x.sgn() * g, None, None, None
+        if p == 2:
+            return x * where(n == 0, 0.0, g / n), None, None, None
+        if p == _INF or p == -_INF:
+            xa = x.abs()
+            mask = (xa == n).logical_or(xa.isnan())
+            return x.sgn() * ((g / mask.sum(dims, keepdim=True)) * mask), None, None, None
+        if p < 1:
+            scaled = x.sgn() * where(x == 0, 0.0, x.abs() ** (p - 1))
+            return scaled * g * n ** (1 - p), None, None, None
+        scaled = x.sgn() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
+        return scaled * where(n == 0, 0.0, g / n ** (p - 1)), None, None, None
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """``linalg.vector_norm``: the ``ord``-norm of ``x`` flattened, or over ``dim``."""
+    a = x._data
+    if a.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_type_word(a.dtype)}")
+    if dtype is not None and dtype != x.dtype:
+        if D.promote_types(x.dtype, dtype) != dtype:
+            raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({_type_word(a.dtype)}) should be "
+                               f"convertible without narrowing to the specified dtype ({_type_word(dtype.np)})")
+        x = x.to(dtype)
+        a = x._data
+    dims = _reduce_dims(dim, a.ndim)
+    p = float(ord)
+    if p == _INF or p < 0:
+        word = "inf" if p == _INF else ("-inf" if p == -_INF else f"{ord}")
+        if dim is None and a.size == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {word} norm on an empty tensor because "
+                               f"the operation does not have an identity")
+        for d in dims:
+            if a.shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {word} norm on the dimension {d}"
+                                   f"because this dimension is empty and the operation does not have an identity")
+    r = VectorNorm.apply(x, p, dims, bool(keepdim))
+    return r if out is None else write_out(out, r)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """The vector norm of ``input`` (``p``: a number, ``'fro'`` = 2, ``inf``, ``-inf``, 0), flattened or over ``dim``.
+
+    ``p='nuc'`` (the nuclear norm, a matrix norm) is not implemented.
+    """
+    if p is None:
+        p = "fro"
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, numbers.Integral) or len(dim) <= 2):
+            p = 2
+        elif p == "nuc":
+            raise NotImplementedError("pedatorch: norm(p='nuc') (the nuclear norm) is not implemented")
+        elif p == "fro":
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}")
+        else:
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
+
+
+# ====================================================================== logsumexp, softmax, log_softmax
+
+class LogSumExp(ArrayFunction):
+    """out = log(sum(exp(x))), as m + log(sum(exp(x - m))) with m = max(x) (no overflow);  dx = grad exp(x - out)"""
+    node_name = "LogsumexpBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        xf = to_float(x)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if xf.size:
+                m = np.max(xf, axis=dims, keepdims=True)
+                m = np.where(np.isinf(m), 0, m).astype(xf.dtype)
+                s = np.sum(np.exp(xf - m), axis=dims, keepdims=keepdim)
+                out = np.log(s) + (m if keepdim else m.reshape(s.shape))
+            else:
+                out = np.log(np.sum(np.exp(xf), axis=dims, keepdims=keepdim))
+        out = np.asarray(out).astype(xf.dtype, copy=False)
+        ctx.save_for_backward(x, out)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        return _keep(grad, ctx.dims, ctx.keepdim) * (x - _keep(out, ctx.dims, ctx.keepdim)).exp(), None, None
+
+
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """``log(sum(exp(input), dim))``, computed without overflow."""
+    r = LogSumExp.apply(input, _reduce_dims(dim, input._data.ndim), bool(keepdim))
+    return r if out is None else write_out(out, r)
+
+
+def _compute_dtype(x):
+    """Half precision computes in float32 (as PyTorch's kernels accumulate)."""
+    return x.astype(np.float32) if x.dtype.kind == "f" and x.dtype.itemsize < 4 else x
+
+
+class Softmax(ArrayFunction):
+    """out = exp(x - max) / sum(exp(x - max)) along dim;  dx = out * (grad - sum(grad * out))"""
+    node_name = "SoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        xf = _compute_dtype(x)
+        axis = dim if x.ndim else None
+        if x.size == 0:
+            out = x.copy()
+        else:
+            with np.errstate(invalid="ignore", over="ignore"):
+                e = np.exp(xf - np.max(xf, axis=axis, keepdims=True))
+                out = np.asarray(e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+        ctx.save_for_backward(out)
+        ctx.dim = dim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, = ctx.saved_tensors
+        return out * (grad - (grad * out).sum(ctx.dim, keepdim=True)), None
+
+
+class LogSoftmax(ArrayFunction):
+    """out = x - max - log(sum(exp(x - max))) along dim;  dx = grad - exp(out) * sum(grad)"""
+    node_name = "LogSoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        xf = _compute_dtype(x)
+        axis = dim if x.ndim else None
+        if x.size == 0:
+            out = x.copy()
+        else:
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                shifted = xf - np.max(xf, axis=axis, keepdims=True)
+                out = np.asarray(shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)))
+                out = out.astype(x.dtype, copy=False)
+        ctx.save_for_backward(out)
+        ctx.dim = dim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, = ctx.saved_tensors
+        return grad - out.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+
+def _softmax_like(name, cls, input, dim, dtype):
+    if dtype is not None and dtype != input.dtype:
+        input = input.to(dtype)
+    x = input._data
+    d = _one_dim(dim, x.ndim)
+    if x.dtype.kind not in "fc":
+        last = "lastdim_" if d == x.ndim - 1 or x.ndim == 0 else ""
+        raise NotImplementedError(f"\"{name}_{last}kernel_impl\" not implemented for '{_type_word(x.dtype)}'")
+    return cls.apply(input, d)
+
+
+def softmax(input, dim, dtype=None):
+    """``exp(x) / sum(exp(x), dim)``, stable (the max is subtracted first).  ``dtype`` casts the input first."""
+    return _softmax_like("softmax", Softmax, input, dim, dtype)
+
+
+def log_softmax(input, dim, dtype=None):
+    """``x - logsumexp(x, dim)``, stable.  ``dtype`` casts the input first."""
+    return _softmax_like("log_softmax", LogSoftmax, input, dim, dtype)
+
+
+# ====================================================================== cumsum, cumprod, cummax, cummin
+
+def _rev_cumsum(g, dim):
+    """sum_{j >= k} g_j along dim: the flipped cumsum of the flipped gradient"""
+    if g._data.ndim == 0:
+        return g
+    return Flip.apply(cumsum(Flip.apply(g, (dim,)), dim), (dim,))
+
+
+class Cumsum(ArrayFunction):
+    """out_k = sum_{j <= k} x_j along dim;  dx_k = sum_{j >= k} grad_j (a reversed cumsum)"""
+    node_name = "CumsumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, np_dtype):
+        ctx.dim = dim
+        if x.ndim == 0:
+            return x.astype(np_dtype) if np_dtype is not None else x.copy()
+        return np.cumsum(x, axis=dim, dtype=np_dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _rev_cumsum(grad, ctx.dim), None, None
+
+
+def _cumprod_backward(g, x, y, dim):
+    """dx_i = sum_{k >= i} g_k prod_{j <= k, j != i} x_j, valid with zeros in x.
+
+    No zeros: (reversed cumsum of g * y) / x.  Otherwise, in each slice along dim with its
+    first zero at z: before z the same formula (y_k = 0 from z on, and x_i != 0); at z,
+    (prod of x before z) * sum_{k >= z} g_k prod_{z < j <= k} x_j; after z, 0 (every product
+    holds x_z = 0).  That O(n) formula has the right values but masks away the dependence of the
+    zero entries on x_z, so when the backward itself is recorded (``create_graph=True``) the
+    O(n^2) table formula is used instead, as PyTorch does.
+    """
+    if x._data.ndim == 0:
+        return g
+    zero = x._data == 0
+    if not zero.any():
+        return _rev_cumsum(g * y, dim) / x
+    from ..autograd.grad_mode import is_grad_enabled
+    if is_grad_enabled():
+        return _cumprod_backward_table(g, x, dim)
+    seen = np.cumsum(zero, axis=dim)
+    first = zero & (seen == 1)
+    before = Tensor._make(seen == 0)
+    after = Tensor._make((seen >= 1) & ~first)
+    ga = where(before, _rev_cumsum(g * y, dim) / where(before, x, 1.0), 0.0)
+    tail = cumprod(where(after, x, 1.0), dim)
+    gb = where(Tensor._make(first), Shift.apply(y, dim, 1, 1) * _rev_cumsum(g * tail, dim), 0.0)
+    return ga + gb
+
+
+def _cumprod_backward_table(g, x, dim):
+    """dx_i = sum_{k >= i} g_k P[i, k] with P[i, k] = prod_{j <= k, j != i} x_j: an n x n table per slice,
+    the cumprod of x with x_i replaced by 1 in row i (differentiable again, whatever the zeros)."""
+    n = x.shape[dim]
+    xm, gm = x.movedim(dim, -1), g.movedim(dim, -1)
+    rows = xm.unsqueeze(-2).expand(*xm.shape[:-1], n, n)                   # rows[..., i, j] = x_j
+    table = cumprod(where(Tensor._make(np.eye(n, dtype=bool)), 1.0, rows), -1)
+    upper = Tensor._make(np.triu(np.ones((n, n), dtype=bool)))           # k >= i
+    return (where(upper, table, 0.0) * gm.unsqueeze(-2)).sum(-1).movedim(-1, dim)
+
+
+class Cumprod(ArrayFunction):
+    """out_k = prod_{j <= k} x_j along dim;  dx_i = sum_{k >= i} grad_k out_k / x_i (zero-safe, see above)"""
+    node_name = "CumprodBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, np_dtype):
+        ctx.dim = dim
+        if x.ndim == 0:
+            out = x.astype(np_dtype) if np_dtype is not None else x.copy()
+        else:
+            out = np.cumprod(x, axis=dim, dtype=np_dtype)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        return _cumprod_backward(grad, x, out, ctx.dim), None, None
+
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    """Running sums along ``dim``; integers and bools add up in int64."""
+    r = Cumsum.apply(input, _one_dim(dim, input._data.ndim), _acc_dtype(input._data, dtype))
+    return r if out is None else write_out(out, r)
+
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    """Running products along ``dim``; integers and bools multiply in int64."""
+    r = Cumprod.apply(input, _one_dim(dim, input._data.ndim), _acc_dtype(input._data, dtype))
+    return r if out is None else write_out(out, r)
+
+
+_CTYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+          "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+          "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _cum_inplace(cls):
+    def method(self, dim, *, dtype=None):
+        x = self._data
+        if dtype is not None and dtype.np != x.dtype:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_CTYPE.get(x.dtype.name, x.dtype.name)} and "
+                               f"output tensor dtype {_CTYPE.get(dtype.np.name, dtype.name)} should match")
+        return _ip(cls).apply(self, _one_dim(dim, x.ndim), x.dtype)
+    return method
+
+
+def _cum_extreme_kernel(greater):
+    """values = the running max (min) along dim; indices = where it was last reached (NaN sticks, as in PyTorch)."""
+    acc = np.maximum.accumulate if greater else np.minimum.accumulate
+
+    def kernel(x, dim):
+        values = acc(x, axis=dim)
+        hit = x == values
+        if x.dtype.kind in "fc":
+            hit |= np.isnan(x)
+        shape = [1] * x.ndim
+        shape[dim] = -1
+        pos = np.arange(x.shape[dim]).reshape(shape)
+        return values, np.maximum.accumulate(np.where(hit, pos, 0), axis=dim).astype(np.int64)
+    return kernel
+
+
+def _cum_extreme_op(name, node_name, kernel, doc):
+    def forward(ctx, x, dim):
+        values, idx = kernel(_atleast_1d(x), dim)
+        ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
+        return values.reshape(x.shape), idx.reshape(x.shape)
+
+    def backward(ctx, grad, grad_indices=None):
+        return scatter_back(grad, ctx.idx, ctx.dim, ctx.shape), None
+
+    return type(name, (ArrayFunction,), {"__doc__": doc, "node_name": node_name, "__module__": __name__,
+                                         "forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+Cummax = _cum_extreme_op("Cummax", "CummaxBackward0", _cum_extreme_kernel(True),
+                         "values, indices = running max along dim;  dx = grads added at the indices")
+Cummin = _cum_extreme_op("Cummin", "CumminBackward0", _cum_extreme_kernel(False),
+                         "values, indices = running min along dim;  dx = grads added at the indices")
+
+
+def cummax(input, dim, *, out=None):
+    """``return_types.cummax(values, indices)``: the running max along ``dim`` and where it was reached."""
+    _check_not_complex("cummax_cpu", input._data)
+    return _result("cummax", Cummax.apply(input, _one_dim(dim, input._data.ndim)), out)
+
+
+def cummin(input, dim, *, out=None):
+    """``return_types.cummin(values, indices)``: the running min along ``dim`` and where it was reached."""
+    _check_not_complex("cummin_cpu", input._data)
+    return _result("cummin", Cummin.apply(input, _one_dim(dim, input._data.ndim)), out)
+
+
+# ====================================================================== all, any, count_nonzero
+
+def _logical_kernel(np_fn):
+    def kernel(x, dims, keepdim):
+        r = np.asarray(np_fn(x, axis=dims, keepdims=keepdim))
+        return r.astype(np.uint8) if x.dtype == np.uint8 else r
+    return kernel
+
+
+_All = _kernel_op("All", _logical_kernel(np.all))
+_Any = _kernel_op("Any", _logical_kernel(np.any))
+
+
+def _logical_dims(dim, ndim):
+    if dim is None:
+        return None
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        return ()  # as PyTorch: an empty dim list reduces nothing
+    return _reduce_dims(dim, ndim)
+
+
+def all(input, dim=None, keepdim=False, *, out=None):
+    """Whether every element is nonzero (bool; uint8 for uint8 input), over all or along ``dim``."""
+    r = _All.apply(input, _logical_dims(dim, input._data.ndim), bool(keepdim))
+    return r if out is None else write_out(out, r)
+
+
+def any(input, dim=None, keepdim=False, *, out=None):
+    """Whether any element is nonzero (bool; uint8 for uint8 input), over all or along ``dim``."""
+    r = _Any.apply(input, _logical_dims(dim, input._data.ndim), bool(keepdim))
+    return r if out is None else write_out(out, r)
+
+
+_CountNonzero = _kernel_op("CountNonzero", lambda x, dims: np.asarray(
+    np.count_nonzero(x, axis=dims) if dims else np.count_nonzero(x)).astype(np.int64))
+
+
+def count_nonzero(input, dim=None):
+    """How many elements are nonzero (int64), over all or along ``dim``."""
+    x = input._data
+    dims = _reduce_dims(dim, x.ndim)
+    return _CountNonzero.apply(input, dims if len(dims) < x.ndim else None)
+
+
+# ====================================================================== median, nanmedian, mode
+
+def _median_all_kernel(x, ignore_nan):
+    flat = np.sort(x.reshape(-1))  # NaN sorts last
+    if flat.size == 0:
+        return np.asarray(np.nan, dtype=x.dtype if x.dtype.kind in "fc" else np.float32)
+    if x.dtype.kind in "fc":
+        nans = int(np.count_nonzero(np.isnan(flat)))
+        if ignore_nan:
+            return np.asarray(flat[_b.max((flat.size - nans - 1) // 2, 0)])
+        if nans:
+            return np.asarray(np.nan, dtype=x.dtype)
+    return np.asarray(flat[(flat.size - 1) // 2])
+
+
+class MedianAll(ArrayFunction):
+    """out = the lower median of all elements (NaN if any);  dx = grad split among the elements equal to it"""
+    node_name = "MedianBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = _median_all_kernel(x, False)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        return _evenly_distribute(grad, x, out)
+
+
+class NanMedianAll(MedianAll):
+    """out = the lower median of the non-NaN elements;  dx = grad split among the elements equal to it"""
+    node_name = "NanmedianBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = _median_all_kernel(x, True)
+        ctx.save_for_backward(x, out)
+        return out
+
+
+def _median_index(x, dim, ignore_nan):
+    """The index of the lower median along dim in a stable sort (NaN last): with NaN, the first NaN
+    (``median``) or the median of the rest (``nanmedian``)."""
+    order = np.argsort(x, axis=dim, kind="stable")
+    n = x.shape[dim]
+    nans = np.isnan(x).sum(axis=dim, keepdims=True) if x.dtype.kind in "fc" else \
+        np.zeros(np.sum(x, axis=dim, keepdims=True).shape, np.int64)
+    if ignore_nan:
+        pos = np.maximum((n - nans - 1) // 2, 0)
+    else:
+        pos = np.where(nans > 0, n - nans, (n - 1) // 2)
+    return np.take_along_axis(order, pos.astype(np.int64), dim)
+
+
+MedianDim = selecting_op("MedianDim", "MedianBackward1", lambda x, d: _median_index(x, d, False),
+                         "values, indices = the lower median along dim;  dx = grad put back at indices")
+NanMedianDim = selecting_op("NanMedianDim", "NanmedianBackward1", lambda x, d: _median_index(x, d, True),
+                            "values, indices = the lower median of non-NaNs along dim;  dx = grad put back at indices")
+
+
+def _median(name, all_cls, dim_cls, input, dim, keepdim, out):
+    x = input._data
+    _check_not_complex(name, x)
+    if dim is None:
+        r = all_cls.apply(input)
+        return r if out is None else write_out(out, r)
+    d = _one_dim(dim, x.ndim)
+    if x.ndim:
+        _check_nonempty_dims(name, x, (d,))
+    return _result(name, dim_cls.apply(input, d, bool(keepdim)), out)
+
+
+def median(input, dim=None, keepdim=False, *, out=None):
+    """The lower median (of all elements, NaN if any; or ``return_types.median(values, indices)`` along ``dim``)."""
+    return _median("median", MedianAll, MedianDim, input, dim, keepdim, out)
+
+
+def nanmedian(input, dim=None, keepdim=False, *, out=None):
+    """``median`` ignoring NaN (NaN only where every element is NaN)."""
+    return _median("nanmedian", NanMedianAll, NanMedianDim, input, dim, keepdim, out)
+
+
+def _mode_index(x, dim):
+    """The most frequent value along dim (the smallest on ties), at the last index where it occurs.
+
+    Sort (stable), find the runs of equal values, count each run, pick the longest.
+    """
+    order = np.moveaxis(np.argsort(x, axis=dim, kind="stable"), dim, -1)
+    s = np.take_along_axis(np.moveaxis(x, dim, -1), order, -1)
+    n = s.shape[-1]
+    pos = np.arange(n)
+    starts = np.ones(s.shape, bool)
+    starts[..., 1:] = s[..., 1:] != s[..., :-1]
+    ends = np.ones(s.shape, bool)
+    ends[..., :-1] = starts[..., 1:]
+    run_start = np.maximum.accumulate(np.where(starts, pos, 0), axis=-1)
+    counts = np.where(ends, pos - run_start + 1, 0)
+    best = np.argmax(counts, axis=-1)[..., None]
+    return np.moveaxis(np.take_along_axis(order, best, -1), -1, dim)
+
+
+Mode = selecting_op("Mode", "ModeBackward0", _mode_index,
+                    "values, indices = the most frequent value along dim;  dx = grad put back at indices")
+
+
+def mode(input, dim=-1, keepdim=False, *, out=None):
+    """``return_types.mode(values, indices)``: the most frequent value along ``dim`` (smallest on ties)."""
+    x = input._data
+    d = _one_dim(dim, x.ndim)
+    if x.ndim:
+        _check_nonempty_dims("mode", x, (d,))
+    return _result("mode", Mode.apply(input, d, bool(keepdim)), out)
+
+
+# ====================================================================== quantile, nanquantile
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+class _QuantileShape(ArrayFunction):
+    """The last step of ``quantile``: its result reshaped (PyTorch ends with an in-place ``squeeze_``)"""
+    node_name = "SqueezeBackward4"
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.shape
+        return x.reshape(shape).copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape), None
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    x = input._data
+    if x.size == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if x.dtype not in (np.float32, np.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if isinstance(q, Tensor):
+        if q._data.ndim > 1:
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+        if q._data.dtype != x.dtype:
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+        qs = q._data.astype(np.float64).reshape(-1)
+        if not ((qs >= 0) & (qs <= 1)).all():
+            raise RuntimeError("quantile() q values must be in the range [0, 1]")
+        scalar = q._data.ndim == 0
+    else:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
+        qs, scalar = np.array([q], dtype=np.float64), True
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+    # 1. the values to pick from, sorted along the last dim (NaN last)
+    if dim is None:
+        xs = input.reshape(-1)
+        out_shape = (1,) * x.ndim if keepdim else ()
+    else:
+        d = _one_dim(dim, x.ndim)
+        xs = input.movedim(d, -1) if x.ndim else input.reshape(1)
+        out_shape = tuple(1 if i == d else s for i, s in enumerate(x.shape)) if keepdim else \
+            tuple(s for i, s in enumerate(x.shape) if i != d)
+    svals = sort(xs, -1).values
+    s = svals._data
+    # 2. the rank of each quantile in the sorted values: q * (n - 1), n = the count of non-NaNs for nanquantile
+    qv = qs.astype(x.dtype)
+    nan_rows = np.isnan(s).sum(-1, keepdims=True)
+    if ignore_nan:
+        ranks = np.maximum(qv * (s.shape[-1] - nan_rows - 1).astype(x.dtype), 0)
+    else:
+        last = s.shape[-1] - 1
+        ranks = np.where(nan_rows > 0, x.dtype.type(last), qv * x.dtype.type(last))
+    ranks = np.broadcast_to(ranks, s.shape[:-1] + (qv.size,))
+    if interpolation == "lower":
+        ranks = np.floor(ranks)
+    elif interpolation == "higher":
+        ranks = np.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = np.round(ranks)  # half to even, as PyTorch's round
+    below = ranks.astype(np.int64)
+    result = TakeAlong.apply(svals, below, -1)
+    # 3. interpolate (PyTorch's lerp: exact at both ends)
+    if interpolation in ("linear", "midpoint"):
+        w = np.full(ranks.shape, 0.5, x.dtype) if interpolation == "midpoint" else (ranks - below).astype(x.dtype)
+        above = TakeAlong.apply(svals, np.ceil(ranks).astype(np.int64), -1)
+        wt = Tensor._make(w)
+        step = above - result
+        result = where(Tensor._make(w < 0.5), result + wt * step, above - step * (1 - wt))
+    # 4. quantiles first, then the kept dims
+    result = result.movedim(-1, 0)
+    return _QuantileShape.apply(result, out_shape if scalar else (qv.size,) + out_shape)
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """The ``q``-th quantiles (a number or a 1-D tensor in [0, 1]) of all elements or along ``dim``.
+
+    Linear interpolation between the two nearest ranks by default (``lower``, ``higher``,
+    ``midpoint``, ``nearest`` too); NaN anywhere in a slice gives NaN.  A 1-D ``q`` adds a first dim.
+    """
+    r = _quantile(input, q, dim, keepdim, interpolation, False)
+    return r if out is None else write_out(out, r)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """``quantile`` ignoring NaN (NaN only where a slice is all NaN)."""
+    r = _quantile(input, q, dim, keepdim, interpolation, True)
+    return r if out is None else write_out(out, r)
+
+
+# ====================================================================== diff
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The ``n``-th forward difference along ``dim`` (``x[1:] - x[:-1]``, ``!=`` for bools), after
+    concatenating ``prepend``/``append``."""
+    x = input._data
+    if x.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = wrap_dim(dim, x.ndim)
+    for extra in (prepend, append):
+        if extra is not None and extra._data.ndim != x.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    if prepend is not None or append is not None:
+        from .join import cat
+        input = cat([t for t in (prepend, input, append) if t is not None], d)
+    r = input
+    for _ in range(n):
+        m = r.shape[d]
+        if m == 0:
+            break
+        a, b = r.narrow(d, 1, m - 1), r.narrow(d, 0, m - 1)
+        r = a.logical_xor(b) if r._data.dtype == np.bool_ else a - b
+    return r
+
+
+register({
+    "prod": prod, "max": max, "min": min, "amax": amax, "amin": amin, "argmax": argmax, "argmin": argmin,
+    "aminmax": aminmax, "var": var, "std": std, "norm": norm, "logsumexp": logsumexp,
+    "softmax": softmax, "log_softmax": log_softmax, "cumsum": cumsum, "cumprod": cumprod,
+    "cumsum_": _cum_inplace(Cumsum), "cumprod_": _cum_inplace(Cumprod), "cummax": cummax, "cummin": cummin,
+    "all": all, "any": any, "count_nonzero": count_nonzero, "median": median, "nanmedian": nanmedian,
+    "mode": mode, "quantile": quantile, "nanquantile": nanquantile, "diff": diff,
+})

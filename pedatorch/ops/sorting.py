@@ -1,2 +1,576 @@
-"""(being written)"""
-__all__ = []
+"""Sorting and searching: ``sort``, ``argsort``, ``topk``, ``kthvalue``, ``unique``, ``searchsorted``, ``histc``.
+
+Also the pieces the value-selecting reductions share (``max(dim)``, ``median``,
+``mode``... in ``reduction.py`` import them from here):
+
+- ``return_types``: the named tuples ops like ``sort`` return
+  (``values, indices = x.sort()``; ``x.sort().values``), printed as PyTorch prints them.
+- ``TakeAlong`` / ``PutAlong``: pick elements along a dim at given indices
+  (numpy's ``take_along_axis``), and the reverse: add a gradient back at those
+  indices.  Every "pick some elements" op has the same backward: the gradient of
+  each picked value goes to the element it was picked from.
+- ``Flip`` and ``Shift``: small differentiable helpers used by ``cumsum``/``cumprod``/``prod``.
+
+Tie-breaking: sorts are stable (equal values keep their original order, NaN is
+the largest value), which is what PyTorch's CPU kernels give for ``stable=True``.
+"""
+import numbers
+import sys
+import types
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import ArrayFunction
+from ._util import wrap_dim, register, write_out, shape_str, _type_word
+
+__all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
+           "bucketize", "histc", "return_types"]
+
+
+# ====================================================================== return types
+
+class _StructSeq(tuple):
+    """A tuple with named fields, like PyTorch's ``torch.return_types.*`` (a ``structseq``).
+
+    ``r = x.max(0)``: ``r.values``, ``r.indices``, ``values, indices = r`` and ``r[0]`` all work.
+    """
+    _fields = ()
+    n_fields = n_sequence_fields = 0
+    n_unnamed_fields = 0
+
+    def __new__(cls, sequence):
+        seq = tuple(sequence)
+        if len(seq) != len(cls._fields):
+            raise TypeError(f"torch.return_types.{cls.__name__}() takes a {len(cls._fields)}-sequence "
+                            f"({len(seq)}-sequence given)")
+        return tuple.__new__(cls, seq)
+
+    def __repr__(self):
+        body = ",\n".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
+        return f"torch.return_types.{type(self).__name__}(\n{body})"
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (type(self), (tuple(self),))
+
+
+return_types = types.ModuleType("pedatorch.return_types",
+                                "The named tuples returned by ops such as ``max(dim)``, ``sort``, ``topk``.")
+sys.modules.setdefault("pedatorch.return_types", return_types)
+
+
+def _return_type(name, fields):
+    attrs = {"_fields": fields, "n_fields": len(fields), "n_sequence_fields": len(fields),
+             "__module__": "pedatorch.return_types", "__slots__": ()}
+    for i, f in enumerate(fields):
+        attrs[f] = property(lambda self, i=i: tuple.__getitem__(self, i))
+    cls = type(name, (_StructSeq,), attrs)
+    cls.__qualname__ = name
+    setattr(return_types, name, cls)
+    return cls
+
+
+for _name in ("max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin"):
+    _return_type(_name, ("values", "indices"))
+_return_type("aminmax", ("min", "max"))
+for _name in ("max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin"):
+    _return_type(_name + "_out", ("values", "indices"))
+del _name
+
+
+def _result(name, pair, out=None):
+    """Wrap ``(values, indices)`` in ``return_types.<name>`` (``<name>_out`` when written to ``out=``)."""
+    if out is not None:
+        write_out(out, pair)
+        return getattr(return_types, name + "_out", getattr(return_types, name))(tuple(out))
+    return getattr(return_types, name)(pair)
+
+
+# ====================================================================== shared differentiable helpers
+
+def _along_index(idx, dim):
+    """The index tuple that addresses position ``idx[i, j, ...]`` along ``dim`` (other coordinates = i, j...)."""
+    grids = list(np.indices(idx.shape, sparse=True))
+    grids[dim] = idx
+    return tuple(grids)
+
+
+class TakeAlong(ArrayFunction):
+    """out = x picked along dim at idx (``take_along_axis``);  dx = grad added back at idx"""
+    node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, x, idx, dim):
+        ctx.shape, ctx.idx, ctx.dim = x.shape, idx, dim
+        return np.take_along_axis(x, idx, dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return PutAlong.apply(grad, ctx.idx, ctx.dim, ctx.shape), None, None
+
+
+class PutAlong(ArrayFunction):
+    """out = zeros(shape) with x added at idx along dim (a scatter-add);  dx = grad picked at idx"""
+    node_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, x, idx, dim, shape):
+        ctx.idx, ctx.dim = idx, dim
+        out = np.zeros(shape, dtype=x.dtype)
+        np.add.at(out, _along_index(idx, dim), np.broadcast_to(x, idx.shape))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return TakeAlong.apply(grad, ctx.idx, ctx.dim), None, None, None
+
+
+def scatter_back(grad, idx, dim, shape):
+    """The gradient of an op that picked ``x``'s elements at ``idx`` along ``dim``: ``grad`` put back there.
+
+    ``idx`` is the index array with the picked result's keepdim shape (at least 1-d); ``shape`` is
+    ``x``'s shape (may be ``()``).
+    """
+    if grad._data.shape != idx.shape:
+        grad = grad.reshape(idx.shape)
+    full = shape if len(shape) else (1,)
+    r = PutAlong.apply(grad, idx, dim, full)
+    return r if len(shape) else r.reshape(())
+
+
+class Flip(ArrayFunction):
+    """out = x reversed along dims (a copy);  dx = grad reversed back"""
+    node_name = "FlipBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.dims = dims
+        return np.flip(x, dims).copy() if x.ndim else x.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Flip.apply(grad, ctx.dims), None
+
+
+class Shift(ArrayFunction):
+    """out[k] = x[k - by] along dim (by = +1 or -1), the vacated end filled with ``fill``;  dx = grad shifted back"""
+    node_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, by, fill):
+        ctx.dim, ctx.by = dim, by
+        out = np.full(x.shape, fill, dtype=x.dtype)
+        n = x.shape[dim]
+        if n > 1:
+            src = [slice(None)] * x.ndim
+            dst = [slice(None)] * x.ndim
+            src[dim], dst[dim] = (slice(0, n - 1), slice(1, n)) if by > 0 else (slice(1, n), slice(0, n - 1))
+            out[tuple(dst)] = x[tuple(src)]
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Shift.apply(grad, ctx.dim, -ctx.by, 0), None, None, None
+
+
+def _no_derivative(name):
+    """A backward for ops PyTorch does not differentiate (the output still gets a grad_fn)."""
+    def backward(ctx, *grads):
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+    return staticmethod(backward)
+
+
+class _NoGrad(ArrayFunction):
+    """An op whose outputs are integers or bools: it never records a node."""
+
+
+def _kernel_op(name, kernel):
+    def forward(ctx, *args):
+        return kernel(*args)
+    return type(name, (_NoGrad,), {"forward": staticmethod(forward), "__module__": __name__})
+
+
+def selecting_op(name, node_name, index_kernel, doc):
+    """An op returning ``(values, indices)`` picked along a dim: ``max(dim)``, ``median(dim)``, ``kthvalue``...
+
+    ``index_kernel(x, dim, *extra)`` returns, for an array of at least 1 dim, the int64 index of the
+    chosen element along ``dim`` (keepdim shape).  The values are ``x`` taken at those indices; the
+    backward puts the gradient of each value back at its index.
+    """
+    def forward(ctx, x, dim, keepdim, *extra):
+        x1 = x.reshape(1) if x.ndim == 0 else x
+        idx = index_kernel(x1, dim, *extra).astype(np.int64, copy=False)
+        values = np.take_along_axis(x1, idx, dim)
+        ctx.in_shape, ctx.dim, ctx.idx, ctx.n_extra = x.shape, dim, idx, len(extra)
+        if x.ndim == 0:
+            return values.reshape(()), idx.reshape(())
+        if not keepdim:
+            values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+        return values, idx
+
+    def backward(ctx, grad, grad_indices=None):
+        return (scatter_back(grad, ctx.idx, ctx.dim, ctx.in_shape), None, None) + (None,) * ctx.n_extra
+
+    return type(name, (ArrayFunction,), {"__doc__": doc, "node_name": node_name, "__module__": __name__,
+                                         "forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+# ====================================================================== sort, argsort, topk, kthvalue
+
+def sort_order(x, dim, descending=False):
+    """Indices that sort ``x`` along ``dim``, stable (ties keep their order), NaN counting as the largest.
+
+    Descending: sort the reversed array ascending (ties then come last-first), reverse the result
+    back (ties first-first again) and map positions in the reversed array to positions in ``x``.
+    """
+    if x.dtype.kind == "c":
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
+    if not descending:
+        return np.argsort(x, axis=dim, kind="stable")
+    n = x.shape[dim]
+    order = np.argsort(np.flip(x, dim), axis=dim, kind="stable")
+    return (n - 1) - np.flip(order, dim)
+
+
+class Sort(ArrayFunction):
+    """values, indices = x sorted along dim;  dx = grad put back where each value came from"""
+    node_name = "SortBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, descending):
+        x1 = x.reshape(1) if x.ndim == 0 else x
+        idx = sort_order(x1, dim, descending)
+        values = np.take_along_axis(x1, idx, dim)
+        ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
+        return values.reshape(x.shape), idx.reshape(x.shape)
+
+    @staticmethod
+    def backward(ctx, grad, grad_indices=None):
+        return scatter_back(grad, ctx.idx, ctx.dim, ctx.shape), None, None
+
+
+class SortStable(Sort):
+    """``sort(..., stable=...)``: PyTorch's other overload (``sort.stable``), the same kernel here"""
+    node_name = "SortBackward1"
+
+
+class _Unset:
+    def __repr__(self):
+        return "False"
+
+
+_UNSET = _Unset()
+
+
+def _check_dim(dim, name="dim"):
+    if not isinstance(dim, numbers.Integral) or isinstance(dim, bool):
+        raise TypeError(f"argument '{name}' must be int, not {type(dim).__name__}")
+    return int(dim)
+
+
+def sort(input, dim=-1, descending=False, *, stable=_UNSET, out=None):
+    """Sort along ``dim``: ``return_types.sort(values, indices)``.
+
+    Always stable here (equal values keep their order), which is what PyTorch's CPU sort gives; passing
+    ``stable=`` selects PyTorch's ``sort.stable`` overload (grad_fn ``SortBackward1``).
+    """
+    d = wrap_dim(_check_dim(dim), input._data.ndim)
+    cls = Sort if stable is _UNSET else SortStable
+    return _result("sort", cls.apply(input, d, bool(descending)), out)
+
+
+_ArgSort = _kernel_op("ArgSort", lambda x, d, desc: sort_order(x.reshape(1) if x.ndim == 0 else x, d, desc)
+                      .reshape(x.shape))
+
+
+def argsort(input, dim=-1, descending=False, *, stable=False):
+    """The indices that sort ``input`` along ``dim`` (int64; ties in their original order)."""
+    d = wrap_dim(_check_dim(dim), input._data.ndim)
+    return _ArgSort.apply(input, d, bool(descending))
+
+
+def msort(input, *, out=None):
+    """Sort along dim 0 (values only)."""
+    r = sort(input, 0).values
+    return r if out is None else write_out(out, r)
+
+
+class TopK(ArrayFunction):
+    """values, indices = the k largest (or smallest) along dim, in order;  dx = grad put back at indices"""
+    node_name = "TopkBackward0"
+
+    @staticmethod
+    def forward(ctx, x, k, dim, largest):
+        x1 = x.reshape(1) if x.ndim == 0 else x
+        idx = np.take(sort_order(x1, dim, largest), np.arange(k), axis=dim)
+        values = np.take_along_axis(x1, idx, dim)
+        ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
+        if x.ndim == 0:
+            return values.reshape(()), idx.reshape(())
+        return values, idx
+
+    @staticmethod
+    def backward(ctx, grad, grad_indices=None):
+        return scatter_back(grad, ctx.idx, ctx.dim, ctx.shape), None, None, None
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    """The ``k`` largest (``largest=False``: smallest) elements along ``dim``: ``return_types.topk``.
+
+    Results always come sorted; among equal values the lower index comes first.
+    """
+    x = input._data
+    d = wrap_dim(_check_dim(dim if dim is not None else -1), x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if not isinstance(k, numbers.Integral) or not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    return _result("topk", TopK.apply(input, int(k), d, bool(largest)), out)
+
+
+def _kth_index(x, dim, k):
+    order = sort_order(x, dim)
+    return np.take(order, [k - 1], axis=dim)
+
+
+KthValue = selecting_op("KthValue", "KthvalueBackward0", _kth_index,
+                        "values, indices = the k-th smallest along dim;  dx = grad put back at indices")
+
+
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    """The ``k``-th smallest element along ``dim`` (1-based): ``return_types.kthvalue(values, indices)``."""
+    x = input._data
+    d = wrap_dim(_check_dim(dim), x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if not isinstance(k, numbers.Integral) or not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return _result("kthvalue", KthValue.apply(input, d, bool(keepdim), int(k)), out)
+
+
+# ====================================================================== unique
+
+def _unique_flat(x, return_inverse, return_counts):
+    flat = x.reshape(-1)
+    values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
+    return values, inverse.reshape(x.shape).astype(np.int64), counts.astype(np.int64)
+
+
+def _unique_dim(x, dim):
+    if x.shape[dim] == 0:
+        return x.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim, equal_nan=False)
+    return values, inverse.reshape(-1).astype(np.int64), counts.astype(np.int64)
+
+
+class Unique(ArrayFunction):
+    """The sorted distinct values (each NaN counts as distinct), with inverse indices and counts"""
+    node_name = "Unique2Backward0"
+    backward = _no_derivative("_unique2")
+
+    @staticmethod
+    def forward(ctx, x, return_inverse, return_counts):
+        return _unique_flat(x, return_inverse, return_counts)
+
+
+class UniqueDim(ArrayFunction):
+    """The sorted distinct slices along dim, with inverse indices and counts"""
+    node_name = "UniqueDimBackward0"
+    backward = _no_derivative("unique_dim")
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        return _unique_dim(x, dim)
+
+
+def _pick_outputs(values, inverse, counts, return_inverse, return_counts):
+    if return_inverse and return_counts:
+        return values, inverse, counts
+    if return_inverse:
+        return values, inverse
+    if return_counts:
+        return values, counts
+    return values
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements (``dim``: distinct slices along ``dim``), always sorted here.
+
+    Returns a tensor, or a tuple ``(values[, inverse][, counts])``.
+    """
+    if dim is None:
+        outs = Unique.apply(input, bool(return_inverse), bool(return_counts))
+    else:
+        d = wrap_dim(_check_dim(dim), input._data.ndim)
+        if input._data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        outs = UniqueDim.apply(input, d)
+    return _pick_outputs(*outs, return_inverse, return_counts)
+
+
+def _consecutive_kernel(x, dim):
+    """Collapse runs of equal consecutive elements (``dim=None``: of the flattened input) or slices."""
+    if dim is None:
+        src, axis = x.reshape(-1), 0
+    else:
+        src, axis = x, dim
+    n = src.shape[axis]
+    if n == 0:
+        inverse = np.zeros(x.shape if dim is None else (0,), np.int64)
+        return src.copy(), inverse, np.zeros(0, np.int64)
+    a = np.take(src, np.arange(1, n), axis=axis)
+    b = np.take(src, np.arange(0, n - 1), axis=axis)
+    changed = a != b
+    if dim is not None:
+        other = tuple(i for i in range(src.ndim) if i != axis)
+        changed = np.any(changed, axis=other) if other else changed
+    starts = np.concatenate([[True], changed])
+    start_pos = np.flatnonzero(starts)
+    values = np.take(src, start_pos, axis=axis)
+    inverse = (np.cumsum(starts) - 1).astype(np.int64)
+    counts = np.diff(np.append(start_pos, n)).astype(np.int64)
+    if dim is None:
+        inverse = inverse.reshape(x.shape)
+    return values, inverse, counts
+
+
+class UniqueConsecutive(ArrayFunction):
+    """Each run of equal consecutive elements (or slices along dim) collapsed to one"""
+    node_name = "UniqueConsecutiveBackward0"
+    backward = _no_derivative("unique_consecutive")
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        return _consecutive_kernel(x, dim)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse consecutive equal elements (``dim``: consecutive equal slices along ``dim``)."""
+    d = None if dim is None else wrap_dim(_check_dim(dim), input._data.ndim)
+    if d is not None and input._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    outs = UniqueConsecutive.apply(input, d)
+    return _pick_outputs(*outs, return_inverse, return_counts)
+
+
+# ====================================================================== searchsorted, bucketize, histc
+
+def _nan_last_count(seq, values, right):
+    """For each value, how many of the (sorted) ``seq`` come before it: compare every pair, count.
+
+    Used when ``seq`` has several rows (an N-d boundaries tensor); NaN sorts last, as in a sort.
+    """
+    s = seq[..., None, :]
+    v = values[..., :, None]
+    if seq.dtype.kind in "fc" or values.dtype.kind in "fc":
+        with np.errstate(invalid="ignore"):
+            before = ((s <= v) | np.isnan(v)) if right else ((s < v) | (~np.isnan(s) & np.isnan(v)))
+    else:
+        before = (s <= v) if right else (s < v)
+    return before.sum(-1)
+
+
+def _searchsorted_kernel(seq, values, right, sorter, out_int32):
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter, -1)
+    if seq.ndim == 1:
+        r = np.searchsorted(seq, values, side="right" if right else "left")
+    else:
+        r = _nan_last_count(seq, values, right)
+    return np.asarray(r).astype(np.int32 if out_int32 else np.int64)
+
+
+_SearchSorted = _kernel_op("SearchSorted", _searchsorted_kernel)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    """Where to insert each of ``input`` into ``sorted_sequence`` (along its last dim) to keep it sorted.
+
+    ``right=False`` / ``side='left'``: the first position ``i`` with ``seq[i] >= v``; right: ``seq[i] > v``.
+    """
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of "
+                               "left while right was True")
+        right = side == "right"
+    scalar = not isinstance(input, Tensor)
+    if scalar:
+        from .creation import tensor
+        input = tensor(input)
+    seq, vals = sorted_sequence._data, input._data
+    if seq.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           "dimensions of boundaries tensor and input value tensor must match, but we got "
+                           f"boundaries tensor {shape_str(seq.shape)} and input value tensor "
+                           f"{shape_str(vals.shape)}")
+    if seq.ndim > 1 and (scalar or vals.ndim != seq.ndim or vals.shape[:-1] != seq.shape[:-1]):
+        if scalar:
+            raise RuntimeError("torch.searchsorted(): input value can be a scalar only when boundaries tensor "
+                               f"dimension is 1, but we got boundaries tensor dim({seq.ndim}) and input value's "
+                               "dim(0) numel(1)")
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           "dimensions of boundaries tensor and input value tensor must match, but we got "
+                           f"boundaries tensor {shape_str(seq.shape)} and input value tensor "
+                           f"{shape_str(vals.shape)}")
+    if sorter is not None:
+        if sorter._data.shape != seq.shape:
+            raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, but got "
+                               f"boundary tensor {shape_str(seq.shape)}and got sorter tensor "
+                               f"{shape_str(sorter._data.shape)}")
+        sorter = sorter._data
+    r = _SearchSorted.apply(sorted_sequence, input, bool(right), sorter, bool(out_int32))
+    return r if out is None else write_out(out, r)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """The bucket of each element: ``i`` with ``boundaries[i-1] < x <= boundaries[i]`` (right: ``<= x <``)."""
+    if boundaries._data.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
+
+
+def _cnum(v):
+    """A number as C++ streams print a double (``2``, ``0.5``, ``inf``, ``nan``)."""
+    return f"{v:g}"
+
+
+def _histc_kernel(x, bins, lo, hi):
+    """PyTorch's histc: bin = int((x - lo) * bins / (hi - lo)) in the input's precision; hi goes in the last bin."""
+    flat = x.reshape(-1)
+    t = x.dtype.type
+    left, right = t(lo), t(hi)
+    keep = (flat >= left) & (flat <= right)  # also drops NaN
+    v = flat[keep]
+    with np.errstate(invalid="ignore", over="ignore"):
+        pos = ((v - left) * t(bins) / (right - left)).astype(np.int64)
+    pos[pos == bins] = bins - 1
+    return np.bincount(pos, minlength=bins).astype(x.dtype)
+
+
+_Histc = _kernel_op("Histc", _histc_kernel)
+
+
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    """A histogram of ``bins`` equal-width bins over ``[min, max]`` (both 0: the data's range)."""
+    x = input._data
+    if x.dtype.kind not in "f":
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_type_word(x.dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = float(min), float(max)
+    if lo == hi and x.size:
+        lo, hi = float(np.min(x)), float(np.max(x))
+    elif lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{_cnum(lo)}, {_cnum(hi)}] is not finite")
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    r = _Histc.apply(input.detach(), int(bins), lo, hi)
+    return r if out is None else write_out(out, r)
+
+
+register({"sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue,
+          "unique": unique, "unique_consecutive": unique_consecutive, "histc": histc})
