@@ -251,6 +251,26 @@ class Remainder(ArrayFunction):
         return grad, gb
 
 
+class RemainderTensor(Remainder):
+    node_name = "RemainderBackward1"
+
+
+class RemainderScalarFirst(ArrayFunction):
+    """out = s % b (s a number): PyTorch records no derivative (grad_fn=<NotImplemented>)"""
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, b, s):
+        s2, b2 = promote(s, b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.remainder(s2, b2)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+
 class Fmod(ArrayFunction):
     """out = a - trunc(a / b) * b  (sign of a, like C's fmod);  da = grad, db = -grad * trunc(a / b)"""
     node_name = "FmodBackward0"
@@ -271,9 +291,13 @@ class Fmod(ArrayFunction):
         return grad, gb
 
 
+class FmodTensor(Fmod):
+    node_name = "FmodBackward1"
+
+
 class FloorDivide(ArrayFunction):
-    """out = floor(a / b); the gradient is zero almost everywhere (PyTorch does not differentiate it)"""
-    node_name = "FloorDivideBackward0"
+    """out = floor(a / b); PyTorch records no derivative for it (grad_fn=<NotImplemented>)"""
+    node_name = "NotImplemented"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -282,7 +306,7 @@ class FloorDivide(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        raise RuntimeError("derivative for floor_divide is not implemented")
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
 class Atan2(ArrayFunction):
@@ -423,6 +447,14 @@ class XLogY(ArrayFunction):
         return gx, gy
 
 
+def _not_implemented_name(self):
+    return "torch::autograd::NotImplemented"
+
+
+FloorDivide._backward_cls.name = _not_implemented_name  # ops PyTorch records without a derivative
+RemainderScalarFirst._backward_cls.name = _not_implemented_name
+
+
 # ====================================================================== unary math
 
 def _unary(name, node_name, kernel, derivative, doc, keep_int=False):
@@ -557,7 +589,7 @@ Log = _unary("Log", "LogBackward0", np.log, lambda x, o, g: g / x, "log(x)' = 1 
 Log2 = _unary("Log2", "Log2Backward0", np.log2, lambda x, o, g: g / (x * math.log(2)), "log2(x)' = 1 / (x ln 2)")
 Log10 = _unary("Log10", "Log10Backward0", np.log10, lambda x, o, g: g / (x * math.log(10)),
                "log10(x)' = 1 / (x ln 10)")
-Log1p = _unary("Log1p", "Log1pBackward0", np.log1p, lambda x, o, g: g / (x + 1), "log(1 + x)' = 1 / (1 + x)")
+Log1p = _unary("Log1p", "Log1PBackward0", np.log1p, lambda x, o, g: g / (x + 1), "log(1 + x)' = 1 / (1 + x)")
 Sqrt = _unary("Sqrt", "SqrtBackward0", np.sqrt, lambda x, o, g: g / (o * 2), "sqrt(x)' = 1 / (2 sqrt(x))")
 Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), lambda x, o, g: g * o ** 3 * -0.5,
                "(x^-1/2)' = -1/2 x^-3/2")
@@ -656,7 +688,7 @@ class Round(ArrayFunction):
 
 
 class Clamp(ArrayFunction):
-    """out = min(max(x, lo), hi);   dx = grad where lo <= x <= hi"""
+    """out = min(max(x, lo), hi);   dx = grad where lo <= x <= hi  (``clamp`` with number bounds)"""
     node_name = "ClampBackward1"
 
     @staticmethod
@@ -686,10 +718,12 @@ class Clamp(ArrayFunction):
 
 
 class ClampMin(Clamp):
+    """``clamp_min(x, number)``"""
     node_name = "ClampMinBackward0"
 
 
 class ClampMax(Clamp):
+    """``clamp_max(x, number)``"""
     node_name = "ClampMaxBackward0"
 
 
@@ -726,6 +760,14 @@ class ClampTensor(ArrayFunction):
         return grad * inside, glo, ghi
 
 
+class ClampMinTensor(ClampTensor):
+    node_name = "ClampMinBackward1"
+
+
+class ClampMaxTensor(ClampTensor):
+    node_name = "ClampMaxBackward1"
+
+
 class Where(ArrayFunction):
     """out = cond ? a : b;   da = grad where cond,  db = grad where not cond"""
     node_name = "WhereBackward0"
@@ -758,6 +800,63 @@ class Lerp(ArrayFunction):
         a, b, wt = ctx.saved_tensors
         w = wt if wt is not None else ctx.w
         return grad * (1 - w), grad * w, (grad * (b - a) if wt is not None else None)
+
+
+class LerpTensor(Lerp):
+    node_name = "LerpBackward1"
+
+
+class AddCMul(ArrayFunction):
+    """out = x + value * t1 * t2;  dx = grad,  dt1 = grad * value * t2,  dt2 = grad * value * t1"""
+    node_name = "AddcmulBackward0"
+
+    @staticmethod
+    def forward(ctx, x, t1, t2, value):
+        ctx.save_for_backward(t1, t2)
+        ctx.value = value
+        p = np.multiply(*promote(t1, t2))
+        return np.add(*promote(x, p * value if value != 1 else p))
+
+    @staticmethod
+    def backward(ctx, grad):
+        t1, t2 = ctx.saved_tensors
+        v = ctx.value
+        return grad, grad * t2 * v, grad * t1 * v, None
+
+
+class AddCDiv(ArrayFunction):
+    """out = x + value * t1 / t2;  dx = grad,  dt1 = grad * value / t2,  dt2 = -grad * value * t1 / t2²"""
+    node_name = "AddcdivBackward0"
+
+    @staticmethod
+    def forward(ctx, x, t1, t2, value):
+        ctx.save_for_backward(t1, t2)
+        ctx.value = value
+        q = np.true_divide(*promote(t1, t2))
+        return np.add(*promote(x, q * value if value != 1 else q))
+
+    @staticmethod
+    def backward(ctx, grad):
+        t1, t2 = ctx.saved_tensors
+        v = ctx.value
+        return grad, grad * v / t2, -grad * v * t1 / (t2 * t2), None
+
+
+class Sgn(ArrayFunction):
+    """sgn(x): sign for real x, x / |x| for complex;  gradient 0 for real x"""
+    node_name = "SgnBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        if x.dtype.kind == "c":
+            a = np.abs(x)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(a == 0, 0, x / a).astype(x.dtype)
+        return np.sign(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
 
 
 class NanToNum(ArrayFunction):
@@ -982,14 +1081,14 @@ def float_power(input, exponent, *, out=None):
 
 def remainder(input, other, *, out=None):
     if not isinstance(input, Tensor):
-        from .creation import tensor
-        input = tensor(input)
-    r = Remainder.apply(input, other)
+        r = RemainderScalarFirst.apply(other, input)
+    else:
+        r = (RemainderTensor if isinstance(other, Tensor) else Remainder).apply(input, other)
     return r if out is None else write_out(out, r)
 
 
 def fmod(input, other, *, out=None):
-    r = Fmod.apply(input, other)
+    r = (FmodTensor if isinstance(other, Tensor) else Fmod).apply(input, other)
     return r if out is None else write_out(out, r)
 
 
@@ -1083,11 +1182,9 @@ for _alias, _name in _ALIASES.items():
     _g[_alias] = _g[_name]
 
 
-def sgn(input):
-    if input.is_complex():
-        a = input.abs()
-        return where(a == 0, 0.0, input / a)
-    return sign(input)  # noqa: F821
+def sgn(input, *, out=None):
+    r = Sgn.apply(input)
+    return r if out is None else write_out(out, r)
 
 
 def conj(input):
@@ -1139,10 +1236,6 @@ def clamp(input, min=None, max=None, *, out=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         r = ClampTensor.apply(input, min, max)
-    elif max is None:
-        r = ClampMin.apply(input, min, None)
-    elif min is None:
-        r = ClampMax.apply(input, None, max)
     else:
         r = Clamp.apply(input, min, max)
     return r if out is None else write_out(out, r)
@@ -1151,12 +1244,14 @@ def clamp(input, min=None, max=None, *, out=None):
 clip = clamp
 
 
-def clamp_min(input, min):
-    return clamp(input, min=min)
+def clamp_min(input, min, *, out=None):
+    r = (ClampMinTensor if isinstance(min, Tensor) else ClampMin).apply(input, min, None)
+    return r if out is None else write_out(out, r)
 
 
-def clamp_max(input, max):
-    return clamp(input, max=max)
+def clamp_max(input, max, *, out=None):
+    r = (ClampMaxTensor if isinstance(max, Tensor) else ClampMax).apply(input, None, max)
+    return r if out is None else write_out(out, r)
 
 
 def where(condition, input=None, other=None, *, out=None):
@@ -1180,17 +1275,24 @@ def where(condition, input=None, other=None, *, out=None):
 
 
 def lerp(input, end, weight, *, out=None):
-    r = Lerp.apply(input, end, weight)
+    r = (LerpTensor if isinstance(weight, Tensor) else Lerp).apply(input, end, weight)
     return r if out is None else write_out(out, r)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    r = input + tensor1 * tensor2 * value if value != 1 else input + tensor1 * tensor2
+    r = AddCMul.apply(input, tensor1, tensor2, value)
     return r if out is None else write_out(out, r)
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
-    r = input + tensor1 / tensor2 * value if value != 1 else input + tensor1 / tensor2
+    if tensor1._data.dtype.kind in "iub" and tensor2._data.dtype.kind in "iub":
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release "
+                           "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+                           "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to("
+                           "input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float "
+                           "inputs. The future addcdiv behavior is just the latter implementation: (input + value "
+                           "* tensor1 / tensor2), for all dtypes.")
+    r = AddCDiv.apply(input, tensor1, tensor2, value)
     return r if out is None else write_out(out, r)
 
 
@@ -1324,8 +1426,7 @@ def clamp_(self, min=None, max=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _ip(ClampTensor).apply(self, min, max)
-    cls = ClampMin if max is None else ClampMax if min is None else Clamp
-    return _ip(cls).apply(self, min, max)
+    return _ip(Clamp).apply(self, min, max)
 
 
 def where_(self, condition, other):
@@ -1354,8 +1455,7 @@ def _rfloordiv(self, other):
 
 
 def _rmod(self, other):
-    from .creation import tensor
-    return remainder(tensor(other), self)
+    return RemainderScalarFirst.apply(self, other)
 
 
 def _rpow(self, other):
@@ -1405,14 +1505,19 @@ _methods = {
     # in place
     "add_": add_, "sub_": sub_, "subtract_": sub_, "mul_": mul_, "multiply_": mul_, "div_": div_,
     "divide_": div_, "true_divide_": div_, "pow_": pow_, "clamp_": clamp_, "clip_": clamp_,
-    "clamp_min_": lambda self, min: clamp_(self, min=min), "clamp_max_": lambda self, max: clamp_(self, max=max),
+    "clamp_min_": lambda self, min: _ip(ClampMinTensor if isinstance(min, Tensor) else ClampMin).apply(self, min,
+                                                                                                     None),
+    "clamp_max_": lambda self, max: _ip(ClampMaxTensor if isinstance(max, Tensor) else ClampMax).apply(self, None,
+                                                                                                     max),
     "relu_": lambda self: _ip(Relu).apply(self), "neg_": _simple_inplace(Neg), "negative_": _simple_inplace(Neg),
-    "square_": lambda self: _ip(Pow).apply(self, 2), "remainder_": _simple_inplace(Remainder),
-    "fmod_": _simple_inplace(Fmod), "atan2_": _simple_inplace(Atan2), "lerp_": _simple_inplace(Lerp),
+    "square_": lambda self: _ip(Pow).apply(self, 2), "remainder_": lambda self, o: _ip(RemainderTensor if isinstance(o, Tensor) else Remainder).apply(self, o),
+    "fmod_": lambda self, o: _ip(FmodTensor if isinstance(o, Tensor) else Fmod).apply(self, o),
+    "atan2_": _simple_inplace(Atan2),
+    "lerp_": lambda self, end, w: _ip(LerpTensor if isinstance(w, Tensor) else Lerp).apply(self, end, w),
     "round_": lambda self, decimals=0: _ip(Round).apply(self, decimals) if decimals else _ip(Round).apply(self),
     "nan_to_num_": lambda self, nan=0.0, posinf=None, neginf=None: _ip(NanToNum).apply(self, nan, posinf, neginf),
-    "addcmul_": lambda self, t1, t2, *, value=1: self.copy_(addcmul(self, t1, t2, value=value)),
-    "addcdiv_": lambda self, t1, t2, *, value=1: self.copy_(addcdiv(self, t1, t2, value=value)),
+    "addcmul_": lambda self, t1, t2, *, value=1: _ip(AddCMul).apply(self, t1, t2, value),
+    "addcdiv_": lambda self, t1, t2, *, value=1: _ip(AddCDiv).apply(self, t1, t2, value),
     "logical_not_": lambda self: self.copy_(logical_not(self)),
     "eq_": lambda self, o: self.copy_(eq(self, o)), "ne_": lambda self, o: self.copy_(ne(self, o)),
     "lt_": lambda self, o: self.copy_(lt(self, o)), "le_": lambda self, o: self.copy_(le(self, o)),
@@ -1454,7 +1559,7 @@ def _copy_inplace(fn):
 _methods.update({
     "arctan2_": _simple_inplace(Atan2), "hypot_": _simple_inplace(Hypot), "xlogy_": _simple_inplace(XLogY),
     "logit_": lambda self, eps=None: _ip(Logit).apply(self) if eps is None else self.copy_(logit(self, eps)),
-    "sgn_": lambda self: _ip(Sign).apply(self), "float_power_": lambda self, e: self.copy_(float_power(self, e)),
+    "sgn_": lambda self: _ip(Sgn).apply(self), "float_power_": lambda self, e: self.copy_(float_power(self, e)),
     "floor_divide_": lambda self, o: _ip(FloorDivide).apply(self, o),
     "greater_": _copy_inplace(gt), "greater_equal_": _copy_inplace(ge), "less_": _copy_inplace(lt),
     "less_equal_": _copy_inplace(le), "not_equal_": _copy_inplace(ne),

@@ -7,8 +7,8 @@ from ._util import register
 
 
 class Fill(ArrayFunction):
-    """self.fill_(v): every element becomes v;  dself = 0 (dv = grad.sum() when v is a tensor)"""
-    node_name = "FillBackward0"
+    """self.fill_(v): every element becomes v (a number);  dself = 0"""
+    node_name = "FillBackward2"
     _inplace_of = 0
 
     @staticmethod
@@ -20,6 +20,11 @@ class Fill(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         return grad * 0, grad.sum()
+
+
+class FillTensor(Fill):
+    """self.fill_(v) with a 0-dim tensor v;  dself = 0,  dv = grad.sum()"""
+    node_name = "FillBackward3"
 
 
 class Zero(ArrayFunction):
@@ -40,7 +45,7 @@ def fill_(self, value):
     if isinstance(value, Tensor) and value._data.ndim != 0:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value._data.ndim} dimensions.")
-    return Fill.apply(self, value)
+    return (FillTensor if isinstance(value, Tensor) else Fill).apply(self, value)
 
 
 def zero_(self):
