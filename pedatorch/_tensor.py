@@ -657,7 +657,8 @@ class Tensor:
         return _str(self, tensor_contents=tensor_contents)
 
     def __format__(self, format_spec):
-        if self._data.ndim == 0 and format_spec:
+        # as PyTorch: f"{t}" of a 0-dim tensor formats its Python number (f"{x.grad}" -> 3.6589...)
+        if self._data.ndim == 0 and type(self) is Tensor:
             return self.item().__format__(format_spec)
         return object.__format__(self, format_spec)
 
