@@ -1,2 +1,1271 @@
-"""(being written)"""
-__all__ = []
+"""Indexing: ``x[key]``, ``x[key] = value`` and the index ops (gather, scatter, index_select, masked_fill ...).
+
+``x[key]`` follows PyTorch's ``applySlicing``.  The key is read left to right and
+every *basic* entry becomes a view of the running result:
+
+    int / 0-dim int tensor  ->  select     (SelectBackward0: the dim goes away)
+    slice                   ->  slice      (SliceBackward0; inside a tuple a full ``:`` is skipped)
+    None                    ->  unsqueeze  (UnsqueezeBackward0)
+    ...                     ->  skips the dims no other entry names
+
+so ``x[1:, 0]`` is ``x.slice(0, 1).select(1, 0)`` - memory shared with ``x``, and a
+key with nothing else to do (``x[...]``, ``x[:, :]``) gives an alias (AliasBackward0).
+Integer tensors, lists, numpy arrays, bool masks and Python bools are *advanced*
+indices: they are collected with the dim they index and applied at the end by one
+``Index`` op, which copies (IndexBackward0).  A bool mask stands for its
+``nonzero()`` coordinates; ``True`` is a new size-1 dim indexed by ``[0]``.  The
+dims the advanced indices produce go where numpy and PyTorch put them: in place
+of the indexed dims when those are adjacent, in front otherwise.
+
+``x[key] = value`` walks the same path.  With basic entries only it writes into
+the view with ``copy_``/``fill_`` (an in-place op on a view: the base records
+``CopySlices``, so gradients reach both the old values and ``value``); with
+advanced ones it calls ``index_put_`` on the view.
+
+The other ops are the same two ideas written out: *gather-like* ops read
+``x[positions]`` (backward: add the gradient back at the positions, repeats
+summing - ``np.add.at``), *scatter-like* ops write there (backward: the gradient
+of the overwritten places is zero, the written values get ``grad[positions]``).
+"""
+import numbers
+import operator
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import ArrayFunction
+from ._util import wrap_dim, register, write_out, shape_str, _type_word, broadcast_shapes_or_raise
+from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed
+
+__all__ = ["index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
+           "index_fill", "index_put", "index_put_", "masked_fill", "masked_select", "masked_scatter", "take",
+           "take_along_dim", "put", "nonzero", "argwhere"]
+
+
+def _inplace(cls):
+    """The in-place twin of an op (``index_put_`` for ``index_put``): same node name, writes into input 0."""
+    return type(cls.__name__ + "_", (cls,), {"_inplace_of": 0, "node_name": cls.node_name, "__module__": __name__})
+
+
+def _const(arr):
+    return Tensor._make(arr)
+
+
+def _zeros(shape, np_dtype):
+    return Tensor._make(np.zeros(shape, np_dtype))
+
+
+def _type_name(obj):
+    t = type(obj)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _is_int(k):
+    if isinstance(k, (bool, np.bool_)):
+        return False
+    if isinstance(k, (numbers.Integral, np.integer)):
+        return True
+    return isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"
+
+
+def _nd(a):
+    """0-dim arrays as 1-element vectors (PyTorch's ``ensure_nonempty``)."""
+    return a if a.ndim else a.reshape(1)
+
+
+# ====================================================================== x[key]: reading the key
+
+_TUPLE_WARNING = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in "
+                  "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as "
+                  "tensor index, x[torch.tensor(seq)], which will result either in an error or a different result")
+
+
+def _as_tuple_key(key):
+    """A key as a tuple.  A list holding slices, None, ..., tensors or sequences counts as a tuple (numpy's rule)."""
+    if isinstance(key, tuple):
+        return key
+    if isinstance(key, list) and len(key) < 32:
+        for o in key:
+            if o is None or o is Ellipsis or isinstance(o, (Tensor, slice, list, tuple, range, np.ndarray, str)):
+                warnings.warn(_TUPLE_WARNING, UserWarning, stacklevel=3)
+                return tuple(key)
+    return (key,)
+
+
+def _count_specified(key):
+    """The dims the key names (PyTorch counts a bool/byte tensor as its ndim; None, ..., bools as nothing)."""
+    n = 0
+    for k in key:
+        if isinstance(k, Tensor):
+            n += k._data.ndim if k._data.dtype in (np.bool_, np.uint8) else 1
+        elif not (k is None or k is Ellipsis or k is True or k is False):
+            n += 1
+    return n
+
+
+def _index_array(arr):
+    """Check an index array's dtype; byte masks count as bool masks (deprecated, as PyTorch warns)."""
+    if arr.dtype == np.uint8:
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                      UserWarning, stacklevel=4)
+        return arr.astype(np.bool_)
+    if arr.dtype == np.bool_ or arr.dtype in (np.int64, np.int32):
+        return arr
+    raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+
+
+def _sequence_index(obj):
+    """A list/tuple/array used as an index: an int64 array (floats truncate) or a bool mask."""
+    if isinstance(obj, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if any(isinstance(o, Tensor) for o in (obj if isinstance(obj, (list, tuple)) else ())):
+        obj = [o.tolist() if isinstance(o, Tensor) else o for o in obj]
+    arr = np.asarray(obj)
+    if arr.dtype == np.bool_ or arr.dtype == np.uint8:
+        return _index_array(arr)
+    if arr.dtype.kind not in "iufb":
+        raise TypeError(f"new(): invalid data type '{arr.dtype.name}'")
+    return arr.astype(np.int64)
+
+
+def _select(t, dim, index, real_dim):
+    shape = t._data.shape
+    if not shape:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                         "C++ to convert a 0-dim tensor to a number")
+    if dim >= len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    size = shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
+    return Select.apply(t, (slice(None),) * dim + (index,))
+
+
+def _slice(t, dim, s, skip_full):
+    step = 1 if s.step is None else operator.index(s.step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
+        raise ValueError("step must be greater than zero")
+    start = None if s.start is None else operator.index(s.start)
+    stop = None if s.stop is None else operator.index(s.stop)
+    shape = t._data.shape
+    if not shape:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    wrap_dim(dim, len(shape))  # only repeated ``...`` get here past the last dim
+    if skip_full and not start and (stop is None or stop >= shape[dim]) and step == 1:
+        return t  # PyTorch skips a slice that keeps everything
+    return Slice.apply(t, (slice(None),) * dim + (slice(start, stop, step),))
+
+
+def _unsqueeze(t, dim):
+    return Unsqueeze.apply(t, wrap_dim(dim, t._data.ndim + 1))
+
+
+def _bool_index(t, dim, value):
+    """``True``/``False`` in a key: a new size-1 dim, indexed by [0] or by []."""
+    return _unsqueeze(t, dim), (dim, np.zeros(1 if value else 0, np.int64))
+
+
+def _apply_slicing(self, key):
+    """Apply the basic entries of ``key`` (a tuple) as views; collect the advanced ones as (dim, array)."""
+    ndim = self._data.ndim
+    specified = _count_specified(key)
+    if specified > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    result, dim, adv = self, 0, []
+    for i, k in enumerate(key):
+        if k is None:
+            result = _unsqueeze(result, dim)
+            dim += 1
+        elif k is Ellipsis:
+            dim += ndim - specified
+        elif k is True or k is False:
+            result, entry = _bool_index(result, dim, k)
+            adv.append(entry)
+            dim += 1
+        elif _is_int(k):
+            result = _select(result, dim, int(k), i)
+        elif isinstance(k, slice):
+            result = _slice(result, dim, k, skip_full=True)
+            dim += 1
+        else:
+            if isinstance(k, Tensor):
+                arr = k._data
+                if not isinstance(arr, np.ndarray):
+                    arr = arr.get()
+                if arr.ndim == 0 and arr.dtype.kind in "iu" and arr.dtype != np.uint8:
+                    result = _select(result, dim, int(arr), i)
+                    continue
+                if arr.ndim == 0 and arr.dtype in (np.bool_, np.uint8):
+                    result, entry = _bool_index(result, dim, bool(arr))
+                    adv.append(entry)
+                    dim += 1
+                    continue
+                arr = _index_array(arr)
+            elif isinstance(k, (list, tuple, range, np.ndarray, str)):
+                arr = _sequence_index(k)
+            else:
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                                 f"are valid indices (got {_type_name(k)})")
+            adv.append((dim, arr))
+            dim += arr.ndim if arr.dtype == np.bool_ else 1
+    return result, adv
+
+
+def _advanced_key(t, adv):
+    """The numpy key for the advanced entries: an int64 array per indexed dim, ``:`` elsewhere.
+
+    Masks become their nonzero coordinates; the arrays are checked to broadcast and
+    to be in bounds (PyTorch's messages).
+    """
+    shape = t._data.shape
+    positions, arrays = [], []
+    for dim, arr in adv:
+        if arr.dtype == np.bool_:
+            for j in range(arr.ndim):
+                src = dim + j
+                if src >= len(shape):
+                    raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+                if arr.shape[j] != shape[src]:
+                    raise IndexError(f"The shape of the mask {shape_str(arr.shape)} at index {j} does not match "
+                                     f"the shape of the indexed tensor {shape_str(shape)} at index {src}")
+            for j, coords in enumerate(np.nonzero(arr)):
+                positions.append(dim + j)
+                arrays.append(coords)
+        else:
+            if dim >= len(shape):
+                raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+            positions.append(dim)
+            arrays.append(np.array(arr, dtype=np.int64))  # a copy: later changes to the index don't matter
+    try:
+        np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(shape_str(a.shape) for a in arrays)) from None
+    for i, (p, a) in enumerate(zip(positions, arrays)):
+        size = shape[p]
+        bad = (a < -size) | (a >= size)
+        if bad.any():
+            raise IndexError(f"index {int(a[bad].reshape(-1)[0])} is out of bounds for dimension {i} with size {size}")
+    key = [slice(None)] * (max(positions) + 1 if positions else 0)
+    for p, a in zip(positions, arrays):
+        key[p] = a
+    return tuple(key)
+
+
+# ====================================================================== the advanced-indexing ops
+
+class Index(ArrayFunction):
+    """out = x[indices] (advanced indexing: a copy);  dx = zeros with grad added at the indices (repeats sum)"""
+    node_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx, x, key):
+        ctx.in_shape, ctx.key = x.shape, key
+        return x[key]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexAccumulate.apply(grad, ctx.in_shape, ctx.key), None
+
+
+class IndexAccumulate(ArrayFunction):
+    """out = zeros(shape) with x added at the indices (np.add.at: repeated indices sum);  dx = grad[indices]"""
+    node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape, key):
+        ctx.key = key
+        out = np.zeros(shape, dtype=x.dtype)
+        np.add.at(out, key, x)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Index.apply(grad, ctx.key), None, None
+
+
+class IndexPut(ArrayFunction):
+    """out = x with out[indices] = values (accumulate: +=);
+    dx = grad, zero where overwritten (unless accumulating);  dvalues = grad[indices]"""
+    node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, x, values, key, accumulate):
+        ctx.key, ctx.accumulate = key, accumulate
+        out = np.array(x, copy=True)
+        if accumulate:
+            np.add.at(out, key, values)
+        else:
+            out[key] = values
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        gx = gv = None
+        if ctx.needs_input_grad[0]:
+            gx = grad if ctx.accumulate else IndexPut.apply(grad, _zeros((), grad._data.dtype), ctx.key, False)
+        if ctx.needs_input_grad[1]:
+            gv = Index.apply(grad, ctx.key)
+        return gx, gv, None, None
+
+
+IndexPut_ = _inplace(IndexPut)
+
+
+def _index_put(target, key, values, accumulate, inplace):
+    if values._data.dtype != target._data.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_type_word(target._data.dtype)} for the destination and "
+                           f"{_type_word(values._data.dtype)} for the source.")
+    result_shape = np.broadcast_to(np.empty((), np.int8), target._data.shape)[key].shape
+    try:
+        ok = np.broadcast_shapes(values._data.shape, result_shape) == result_shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {shape_str(values._data.shape)} cannot be "
+                           f"broadcast to indexing result of shape {shape_str(result_shape)}")
+    return (IndexPut_ if inplace else IndexPut).apply(target, values, key, bool(accumulate))
+
+
+# ====================================================================== __getitem__ / __setitem__
+
+def _getitem(self, key):
+    # single entries first, as PyTorch's THPVariable_getitem
+    if key is None:
+        return Unsqueeze.apply(self, 0)
+    if key is Ellipsis:
+        return Alias.apply(self, (Ellipsis,))
+    if _is_int(key):
+        return _select(self, 0, int(key), 0)
+    if isinstance(key, slice):
+        return _slice(self, 0, key, skip_full=False)
+    result, adv = _apply_slicing(self, _as_tuple_key(key))
+    if not adv:
+        return Alias.apply(self, (Ellipsis,)) if result is self else result
+    return Index.apply(result, _advanced_key(result, adv))
+
+
+def _c10_type_name(np_dtype):
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "int64_t",
+            "int32": "int", "int16": "short", "int8": "int8_t", "uint8": "uint8_t",
+            "bool": "bool"}.get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
+
+
+def _value_to_tensor(self, value):
+    """What ``x[key] = value`` accepts: a tensor, or a number (converted to x's dtype)."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (numbers.Number, np.bool_)):
+        dt = self._data.dtype
+        if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real) and dt.kind != "c":
+            raise RuntimeError(f"value cannot be converted to type {_c10_type_name(dt)} without overflow")
+        with np.errstate(invalid="ignore", over="ignore"):
+            return Tensor._make(np.array(value).astype(dt))
+    raise TypeError(f"can't assign a {_type_name(value)} to a {self.type()}")
+
+
+def _copy_to(dst, src):
+    """Write ``src`` into the view ``dst`` (PyTorch's ``copy_to``): copy_, fill_ for a 0-dim src, else broadcast."""
+    if dst._data.shape == src._data.shape:
+        dst.copy_(src)
+    elif src._data.ndim == 0:
+        dst.fill_(src)
+    else:
+        s = src._data.shape
+        k = 0
+        while k < len(s) and s[k] == 1:
+            k += 1
+        if k:
+            src = src.view(s[k:])
+        dst.copy_(src.expand(dst._data.shape))
+
+
+def _setitem(self, key, value):
+    value = _value_to_tensor(self, value)
+    if key is False:
+        return
+    if key is Ellipsis:
+        return _copy_to(self, value)
+    if key is None or key is True:
+        return _copy_to(Unsqueeze.apply(self, 0), value)
+    if _is_int(key):
+        return _copy_to(_select(self, 0, int(key), 0), value)
+    if isinstance(key, slice):
+        return _copy_to(_slice(self, 0, key, skip_full=True), value)
+    sliced, adv = _apply_slicing(self, _as_tuple_key(key))
+    if not adv:
+        return _copy_to(sliced, value)
+    s = value._data.shape
+    k = 0
+    while k < len(s) and s[k] == 1:
+        k += 1
+    if k:
+        value = value.view(s[k:])
+    _index_put(sliced, _advanced_key(sliced, adv), value, False, inplace=True)
+
+
+def _index_put_key(input, indices, argnum):
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {_type_name(indices)}")
+    adv, dim = [], 0
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument {argnum}, but got {_type_name(t)}")
+        arr = _index_array(t._data)
+        adv.append((dim, arr))
+        dim += arr.ndim if arr.dtype == np.bool_ else 1
+    if dim > input._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input._data.ndim} (got {dim})")
+    return _advanced_key(input, adv)
+
+
+def _check_values(values, name="index_put"):
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{name}(): argument 'values' (position 3) must be Tensor, not {_type_name(values)}")
+
+
+def index_put(input, indices, values, accumulate=False):
+    _check_values(values)
+    return _index_put(input, _index_put_key(input, indices, 1), values, accumulate, inplace=False)
+
+
+def index_put_(input, indices, values, accumulate=False):
+    _check_values(values, "index_put_")
+    return _index_put(input, _index_put_key(input, indices, 1), values, accumulate, inplace=True)
+
+
+def _index_put_method(self, indices, values, accumulate=False):
+    _check_values(values)
+    return _index_put(self, _index_put_key(self, indices, 0), values, accumulate, inplace=False)
+
+
+def _index_put__method(self, indices, values, accumulate=False):
+    _check_values(values, "index_put_")
+    return _index_put(self, _index_put_key(self, indices, 0), values, accumulate, inplace=True)
+
+
+# ====================================================================== index_select / index_add / copy / fill
+
+def _array_of(t):
+    """The array of an index or mask argument."""
+    return t._data if isinstance(t, Tensor) else np.asarray(t)
+
+
+class IndexSelect(ArrayFunction):
+    """out = the slices of x at index along dim (a copy);  dx = zeros with grad added back there (index_add)"""
+    node_name = "IndexSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
+        if x.ndim == 0:
+            return x.copy()
+        return np.take(x, index.reshape(-1), axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        if len(ctx.in_shape) == 0:
+            return grad, None, None
+        zeros = _zeros(ctx.in_shape, grad._data.dtype)
+        return index_add(zeros, ctx.dim, _const(ctx.index.reshape(-1)), grad), None, None
+
+
+def index_select(input, dim, index, *, out=None):
+    idx = _array_of(index)
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    n = input._data.ndim
+    d = wrap_dim(dim, n)
+    size = input._data.shape[d] if n else 1
+    if ((idx < 0) | (idx >= size)).any():
+        raise IndexError("index out of range in self")
+    r = IndexSelect.apply(input, d, idx.astype(np.int64))
+    return write_out(out, r)
+
+
+class IndexAdd(ArrayFunction):
+    """out = x with alpha * source added at index along dim (repeats add up);
+    dx = grad,  dsource = alpha * grad.index_select(dim, index)"""
+    node_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, source, alpha):
+        ctx.dim, ctx.index, ctx.alpha = dim, index, alpha
+        out = np.array(x, copy=True)
+        o = _nd(out)
+        src = source if source.ndim == o.ndim else source.reshape((1,) * o.ndim)
+        if alpha != 1:
+            src = src * (int(alpha) if o.dtype.kind in "iub" else alpha)
+        np.add.at(o, (slice(None),) * dim + (index.reshape(-1),), src.astype(o.dtype, copy=False))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        gs = None
+        if ctx.needs_input_grad[3]:
+            gs = index_select(grad, ctx.dim, _const(ctx.index))
+            if ctx.alpha != 1:
+                gs = gs * ctx.alpha
+        return grad, None, None, gs, None
+
+
+IndexAdd_ = _inplace(IndexAdd)
+
+
+def _check_bounds(idx, size, dim, exc=RuntimeError, prefix="", negative=True):
+    """PyTorch's out-of-bounds message (``negative``: indices in [-size, 0) count from the end)."""
+    bad = (idx < (-size if negative else 0)) | (idx >= size)
+    if bad.any():
+        raise exc(f"{prefix}index {int(idx[bad].reshape(-1)[0])} is out of bounds for dimension {dim} with size {size}")
+
+
+def _index_add(input, dim, index, source, alpha, inplace):
+    n = input._data.ndim
+    d = wrap_dim(dim, n)
+    idx = _array_of(index)
+    if idx.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
+                         f"{_type_word(idx.dtype)} and size: {shape_str(idx.shape)}")
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {_type_word(idx.dtype)}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"index_add_(): self ({_type_word(input._data.dtype)}) and source "
+                           f"({_type_word(source._data.dtype)}) must have the same scalar type")
+    ss, xs = source._data.shape, input._data.shape
+    n_src = 1 if not ss else (ss[d] if d < len(ss) else None)
+    if n_src is not None and idx.size != n_src:
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
+                           f"({n_src}), for dim: {d}")
+    if ss and xs and (len(ss) != len(xs) or ss[:d] + ss[d + 1:] != xs[:d] + xs[d + 1:]):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {shape_str(xs)} source.shape = {shape_str(ss)}")
+    if len(xs) <= 1:  # PyTorch's 1-D kernel words it differently
+        if ((idx < 0) | (idx >= (xs[0] if xs else 1))).any():
+            raise IndexError("index out of range in self")
+    _check_bounds(idx, xs[d] if xs else 1, d, negative=False)
+    return (IndexAdd_ if inplace else IndexAdd).apply(input, d, idx.astype(np.int64), source, alpha)
+
+
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    return write_out(out, _index_add(input, dim, index, source, alpha, False))
+
+
+def index_add_(self, dim, index, source, *, alpha=1):
+    return _index_add(self, dim, index, source, alpha, True)
+
+
+class IndexCopy(ArrayFunction):
+    """out = x with the slices at index along dim replaced by source;
+    dx = grad.index_fill(dim, index, 0),  dsource = grad.index_select(dim, index)"""
+    node_name = "IndexCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, source):
+        ctx.dim, ctx.index = dim, index
+        out = np.array(x, copy=True)
+        o = _nd(out)
+        src = source if source.ndim == o.ndim else source.reshape((1,) * o.ndim)
+        o[(slice(None),) * dim + (index.reshape(-1),)] = src
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        idx = _const(ctx.index)
+        gx = index_fill(grad, ctx.dim, idx, 0) if ctx.needs_input_grad[0] else None
+        gs = index_select(grad, ctx.dim, idx) if ctx.needs_input_grad[3] else None
+        return gx, None, None, gs
+
+
+IndexCopy_ = _inplace(IndexCopy)
+
+
+def _index_copy(input, dim, index, source, inplace):
+    n = input._data.ndim
+    d = wrap_dim(dim, n)
+    idx = _array_of(index)
+    ss, xs = source._data.shape, input._data.shape
+    if idx.ndim >= 2:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
+    if not ss and idx.size != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {idx.size})")
+    if ss and xs and len(ss) != len(xs):
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({len(ss)}), destination dimensionality ({len(xs)})")
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {_type_word(idx.dtype)}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{_type_word(input._data.dtype)} and (source) {_type_word(source._data.dtype)}")
+    xsl = xs[:d] + xs[d + 1:] if xs else ()
+    ssl = ss[:d] + ss[d + 1:] if ss else ()
+    if xsl != ssl:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                           f"slice shape: {' '.join(map(str, xsl))} at dimension {d} and source slice shape: "
+                           f"{' '.join(map(str, ssl))} at dimension 0.")
+    if ss and idx.size != ss[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) "
+                         f"({ss[d]})")
+    _check_bounds(idx, xs[d] if xs else 1, d, IndexError, "index_copy_(): ", negative=False)
+    return (IndexCopy_ if inplace else IndexCopy).apply(input, d, idx, source)
+
+
+def index_copy(input, dim, index, source, *, out=None):
+    return write_out(out, _index_copy(input, dim, index, source, False))
+
+
+def index_copy_(self, dim, index, source):
+    return _index_copy(self, dim, index, source, True)
+
+
+class IndexFill(ArrayFunction):
+    """out = x with the slices at index along dim set to value (a number);  dx = grad.index_fill(dim, index, 0)"""
+    node_name = "IndexFillBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, value):
+        ctx.dim, ctx.index = dim, index
+        out = np.array(x, copy=True)
+        with np.errstate(invalid="ignore", over="ignore"):
+            _nd(out)[(slice(None),) * dim + (index.reshape(-1),)] = np.asarray(value).astype(out.dtype)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return index_fill(grad, ctx.dim, _const(ctx.index), 0), None, None, None
+
+
+class IndexFillTensor(IndexFill):
+    """out = x with the slices at index set to a 0-dim tensor value;  dvalue = grad.index_select(dim, index).sum()"""
+    node_name = "IndexFillBackward1"
+
+    @staticmethod
+    def backward(ctx, grad):
+        gx = index_fill(grad, ctx.dim, _const(ctx.index), 0) if ctx.needs_input_grad[0] else None
+        gv = None
+        if ctx.needs_input_grad[3]:  # each filled slice once, however often the index names it
+            gv = index_select(grad, ctx.dim, _const(np.unique(ctx.index))).sum()
+        return gx, None, None, gv
+
+
+IndexFill_ = _inplace(IndexFill)
+IndexFillTensor_ = _inplace(IndexFillTensor)
+
+
+def _index_fill(input, dim, index, value, inplace):
+    n = input._data.ndim
+    d = wrap_dim(dim, n)
+    idx = _array_of(index)
+    if idx.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if isinstance(value, Tensor) and value._data.ndim != 0:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value._data.ndim} dimension(s).")
+    if idx.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    _check_bounds(idx, input._data.shape[d] if n else 1, d, IndexError)
+    if isinstance(value, Tensor):
+        cls = IndexFillTensor_ if inplace else IndexFillTensor
+    else:
+        cls = IndexFill_ if inplace else IndexFill
+    return cls.apply(input, d, idx, value)
+
+
+def index_fill(input, dim, index, value):
+    return _index_fill(input, dim, index, value, False)
+
+
+def index_fill_(self, dim, index, value):
+    return _index_fill(self, dim, index, value, True)
+
+
+# ====================================================================== gather / scatter
+
+def _along(idx_shape, dim, idx):
+    """The full numpy key that reads/writes ``x[..., idx[i, j, ...], ...]`` (idx at dim, aranges elsewhere)."""
+    n = len(idx_shape)
+    key = []
+    for d in range(n):
+        if d == dim:
+            key.append(idx)
+        else:
+            key.append(np.arange(idx_shape[d]).reshape((-1,) + (1,) * (n - d - 1)))
+    return tuple(key)
+
+
+def _leading(a, shape):
+    """The leading ``shape`` block of ``a`` (index tensors may be smaller than self/src)."""
+    return a[tuple(slice(0, n) for n in shape)]
+
+
+class Gather(ArrayFunction):
+    """out[i][j] = x[index[i][j]][j] (for dim 0);  dx = zeros.scatter_add(dim, index, grad)"""
+    node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
+        idx = _nd(index)
+        return _nd(x)[_along(idx.shape, dim, idx)].reshape(index.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        zeros = _zeros(ctx.in_shape, grad._data.dtype)
+        return scatter_add(zeros, ctx.dim, _const(ctx.index), grad), None, None
+
+
+def _scatter_gather_checks(name, self, dim, idx, src=None, gather_word=False):
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if src is not None and src.dtype != self.dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+    if idx.size == 0 and not gather_word:
+        return
+    sn, xn = max(self.ndim, 1), max(idx.ndim, 1)
+    if sn != xn:
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as "
+                           f"{'input' if gather_word else 'self'} tensor")
+    ishape, sshape = _nd(idx).shape, _nd(self).shape
+    if gather_word:
+        for d in range(sn):
+            if d != dim and ishape[d] > sshape[d]:
+                raise RuntimeError(f"Size does not match at dimension {d} expected index {shape_str(idx.shape)} to "
+                                   f"be no larger than self {shape_str(self.shape)} apart from dimension {dim}")
+        return
+    wrong = any(d != dim and ishape[d] > sshape[d] for d in range(sn))
+    if not wrong and src is not None:
+        srcshape = _nd(src).shape
+        for d in range(sn):
+            wrap_dim(d, len(srcshape))
+            if ishape[d] > srcshape[d]:
+                wrong = True
+                break
+    if wrong:
+        extra = f" and to be no larger size than src {shape_str(src.shape)}" if src is not None else ""
+        raise RuntimeError(f"Expected index {shape_str(idx.shape)} to be no larger than self "
+                           f"{shape_str(self.shape)} apart from dimension {dim}{extra}")
+
+
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    idx = _array_of(index)
+    _scatter_gather_checks("gather", x, d, idx, gather_word=True)
+    _check_bounds(idx, _nd(x).shape[d], d, negative=False)
+    return write_out(out, Gather.apply(input, d, idx))
+
+
+class Scatter(ArrayFunction):
+    """out = x with out[index[i][j]][j] = src[i][j] (dim 0);  dx = grad.scatter(dim, index, 0),  dsrc = grad.gather"""
+    node_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src, reduce=None):
+        ctx.dim, ctx.index = dim, index
+        out = np.array(x, copy=True)
+        if index.size == 0:
+            return out
+        o, idx = _nd(out), _nd(index)
+        key = _along(idx.shape, dim, idx)
+        s = _leading(_nd(src), idx.shape) if isinstance(src, np.ndarray) and src.ndim else src
+        with np.errstate(invalid="ignore", over="ignore"):
+            s = np.asarray(s).astype(o.dtype)
+        if reduce is None:
+            o[key] = s
+        elif reduce == "add":
+            np.add.at(o, key, np.broadcast_to(s, idx.shape))
+        else:
+            np.multiply.at(o, key, np.broadcast_to(s, idx.shape))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        idx = _const(ctx.index)
+        gx = scatter(grad, ctx.dim, idx, 0) if ctx.needs_input_grad[0] else None
+        gs = gather(grad, ctx.dim, idx) if ctx.needs_input_grad[3] else None
+        return gx, None, None, gs, None
+
+
+class ScatterValue(Scatter):
+    """out = x with value written at the index positions;  dx = grad.scatter(dim, index, 0)"""
+    node_name = "ScatterBackward1"
+
+    @staticmethod
+    def backward(ctx, grad):
+        return scatter(grad, ctx.dim, _const(ctx.index), 0), None, None, None
+
+
+class ScatterReduced(Scatter):
+    """scatter with reduce='add'/'multiply': PyTorch has no derivative for it"""
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+Scatter_, ScatterValue_, ScatterReduced_ = _inplace(Scatter), _inplace(ScatterValue), _inplace(ScatterReduced)
+
+
+def _scatter(input, dim, index, src, value, reduce, inplace):
+    if src is None:
+        src = value
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    idx = _array_of(index)
+    is_tensor = isinstance(src, Tensor)
+    _scatter_gather_checks("scatter", x, d, idx, src._data if is_tensor else None)
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if reduce is not None and is_tensor:
+        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+                      "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+                      UserWarning, stacklevel=3)
+    _check_bounds(idx, _nd(x).shape[d], d, negative=False)
+    if reduce is not None:
+        cls = ScatterReduced_ if inplace else ScatterReduced
+    elif is_tensor:
+        cls = Scatter_ if inplace else Scatter
+    else:
+        cls = ScatterValue_ if inplace else ScatterValue
+    if is_tensor or reduce is not None:
+        return cls.apply(input, d, idx, src, reduce)
+    return cls.apply(input, d, idx, src)
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
+    return write_out(out, _scatter(input, dim, index, src, value, reduce, False))
+
+
+def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
+    return _scatter(self, dim, index, src, value, reduce, True)
+
+
+class ScatterAdd(ArrayFunction):
+    """out = x with src added at the index positions (repeats add up);  dx = grad,  dsrc = grad.gather(dim, index)"""
+    node_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src):
+        ctx.dim, ctx.index = dim, index
+        out = np.array(x, copy=True)
+        if index.size:
+            idx = _nd(index)
+            np.add.at(_nd(out), _along(idx.shape, dim, idx), _leading(_nd(src), idx.shape))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        gs = gather(grad, ctx.dim, _const(ctx.index)) if ctx.needs_input_grad[3] else None
+        return grad, None, None, gs
+
+
+ScatterAdd_ = _inplace(ScatterAdd)
+
+
+def _scatter_add(input, dim, index, src, inplace):
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    idx = _array_of(index)
+    _scatter_gather_checks("scatter", x, d, idx, src._data)
+    _check_bounds(idx, _nd(x).shape[d], d, negative=False)
+    return (ScatterAdd_ if inplace else ScatterAdd).apply(input, d, idx, src)
+
+
+def scatter_add(input, dim, index, src):
+    return _scatter_add(input, dim, index, src, False)
+
+
+def scatter_add_(self, dim, index, src):
+    return _scatter_add(self, dim, index, src, True)
+
+
+_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_reduce_kernel(x, dim, index, src, reduce, include_self):
+    out = np.array(x, copy=True)
+    if index.size == 0:
+        return out
+    o, idx = _nd(out), _nd(index)
+    key = _along(idx.shape, dim, idx)
+    s = _leading(_nd(src), idx.shape)
+    if not include_self:
+        if reduce in ("sum", "mean"):
+            ident = 0
+        elif reduce == "prod":
+            ident = 1
+        elif o.dtype.kind == "f":
+            ident = -np.inf if reduce == "amax" else np.inf
+        elif o.dtype.kind == "b":
+            ident = reduce == "amin"
+        else:
+            info = np.iinfo(o.dtype)
+            ident = info.min if reduce == "amax" else info.max
+        o[key] = ident
+    ufunc = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
+    ufunc.at(o, key, s)
+    if reduce == "mean":
+        count = np.zeros(o.shape, np.int64)
+        np.add.at(count, key, 1)
+        if include_self:
+            count += 1
+        count = np.maximum(count, 1)
+        if o.dtype.kind in "iub":
+            o[...] = np.floor_divide(o, count)
+        else:
+            o[...] = o / count
+    return out
+
+
+class ScatterReduce(ArrayFunction):
+    """out = x with src reduced (sum/prod/mean/amax/amin) into the index positions;
+    backward: PyTorch's ``scatter_reduce_backward`` formulas (ties of amax/amin share the gradient)"""
+    node_name = "ScatterReduceBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src, reduce, include_self):
+        ctx.dim, ctx.index, ctx.reduce, ctx.include_self = dim, index, reduce, include_self
+        out = _scatter_reduce_kernel(x, dim, index, src, reduce, include_self)
+        ctx.save_for_backward(x, src, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, src, result = ctx.saved_tensors
+        dim, reduce, include_self = ctx.dim, ctx.reduce, ctx.include_self
+        index = _const(ctx.index)
+        key = _along(_nd(ctx.index).shape, dim, _nd(ctx.index))
+        if reduce == "sum":
+            gx, gs = grad, gather(grad, dim, index)
+        elif reduce == "mean":
+            n = np.zeros(_nd(grad._data).shape, grad._data.dtype)
+            np.add.at(n, key, 1)
+            if include_self:
+                n += 1
+            n[n == 0] = 1
+            n = n.reshape(grad._data.shape)
+            gx = grad / _const(n)
+            gs = gather(grad, dim, index) / _const(n).gather(dim, index)
+        elif reduce == "prod":
+            masked_self = masked_fill(x, x == 0, 1)
+            masked_self_result = scatter_reduce(masked_self, dim, index, src, reduce, include_self=include_self)
+            gx = grad * masked_self_result / masked_self
+            src_zero = src == 0
+            src_num_zeros = scatter_add(_zeros(x.shape, x._data.dtype), dim, index,
+                                        src_zero.to(x.dtype)).gather(dim, index)
+            src_single_zero = src_zero & (src_num_zeros == 1)
+            masked_src = masked_fill(src, src_single_zero, 1)
+            masked_src_result = scatter_reduce(x, dim, index, masked_src, reduce, include_self=include_self)
+            from .elementwise import where
+            gs = where(src_single_zero, gather(grad * masked_src_result, dim, index),
+                       gather(grad * result, dim, index) / masked_fill(src, src_zero, 1))
+        else:  # amax / amin: the gradient is shared evenly among the values equal to the result
+            xd, sd, rd = _nd(x._data), _nd(src._data), _nd(result._data)
+            value = rd[key]
+            self_is = (xd == rd).astype(grad._data.dtype)
+            src_is = (_leading(sd, value.shape) == value).astype(grad._data.dtype)
+            n = self_is.copy()
+            np.add.at(n, key, src_is)
+            dist = grad / _const(n.reshape(grad._data.shape))
+            gx = dist * _const(self_is.reshape(grad._data.shape))
+            gs = gather(dist, dim, index) * _const(src_is.reshape(ctx.index.shape))
+        if not include_self:
+            gx = scatter(gx, dim, index, 0)
+        return (gx if ctx.needs_input_grad[0] else None), None, None, \
+            (gs if ctx.needs_input_grad[3] else None), None, None
+
+
+ScatterReduce_ = _inplace(ScatterReduce)
+
+
+def _scatter_reduce(input, dim, index, src, reduce, include_self, inplace):
+    x = input._data
+    d = wrap_dim(dim, x.ndim)
+    idx = _array_of(index)
+    _scatter_gather_checks("scatter", x, d, idx, src._data)
+    if reduce not in _REDUCES:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    _check_bounds(idx, _nd(x).shape[d], d, negative=False)
+    return (ScatterReduce_ if inplace else ScatterReduce).apply(input, d, idx, src, reduce, bool(include_self))
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    return write_out(out, _scatter_reduce(input, dim, index, src, reduce, include_self, False))
+
+
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    return _scatter_reduce(self, dim, index, src, reduce, include_self, True)
+
+
+# ====================================================================== masks
+
+_C10_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half",
+              "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+class MaskedFill(ArrayFunction):
+    """out = x with value where mask (mask broadcasts);  dx = grad.masked_fill(mask, 0)"""
+    node_name = "MaskedFillBackward0"
+
+    @staticmethod
+    def forward(ctx, x, mask, value):
+        ctx.mask = mask
+        with np.errstate(invalid="ignore", over="ignore"):
+            v = np.asarray(value).astype(x.dtype)
+        return np.where(mask, v, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return MaskedFill.apply(grad, ctx.mask, 0), None, None
+
+
+class MaskedFillTensor(MaskedFill):
+    """out = x with a 0-dim tensor value where mask;  dvalue = grad summed where mask"""
+    node_name = "MaskedFillBackward1"
+
+    @staticmethod
+    def backward(ctx, grad):
+        gx = MaskedFill.apply(grad, ctx.mask, 0) if ctx.needs_input_grad[0] else None
+        gv = MaskedFill.apply(grad, ~ctx.mask, 0).sum() if ctx.needs_input_grad[2] else None
+        return gx, None, gv
+
+
+MaskedFill_, MaskedFillTensor_ = _inplace(MaskedFill), _inplace(MaskedFillTensor)
+
+
+def _masked_fill(input, mask, value, inplace):
+    m = _array_of(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_C10_NAMES.get(m.dtype.name, m.dtype.name)}")
+    if isinstance(value, Tensor) and value._data.ndim != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value._data.ndim} dimension(s).")
+    if not inplace:
+        broadcast_shapes_or_raise(m.shape, input._data.shape)
+    if isinstance(value, Tensor):
+        return (MaskedFillTensor_ if inplace else MaskedFillTensor).apply(input, m, value)
+    return (MaskedFill_ if inplace else MaskedFill).apply(input, m, value)
+
+
+def masked_fill(input, mask, value):
+    return _masked_fill(input, mask, value, False)
+
+
+def masked_fill_(self, mask, value):
+    return _masked_fill(self, mask, value, True)
+
+
+class MaskedSelect(ArrayFunction):
+    """out = the elements of x where mask (both broadcast), as a 1-D copy;  dx = zeros.masked_scatter(mask, grad)"""
+    node_name = "MaskedSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, x, mask):
+        shape = np.broadcast_shapes(x.shape, mask.shape)
+        m = np.broadcast_to(mask, shape)
+        ctx.mask, ctx.shape = m, shape
+        return np.broadcast_to(x, shape)[m]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return MaskedScatter.apply(_zeros(ctx.shape, grad._data.dtype), ctx.mask, grad), None
+
+
+def masked_select(input, mask, *, out=None):
+    m = _array_of(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    broadcast_shapes_or_raise(m.shape, input._data.shape)
+    return write_out(out, MaskedSelect.apply(input, m))
+
+
+class MaskedScatter(ArrayFunction):
+    """out = x with the elements where mask taken, in order, from source;
+    dx = grad.masked_fill(mask, 0),  dsource = grad[mask] (zeros for the unused rest of source)"""
+    node_name = "MaskedScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, x, mask, source):
+        shape = np.broadcast_shapes(x.shape, mask.shape)
+        m = np.broadcast_to(mask, shape)
+        n = int(m.sum())
+        ctx.mask, ctx.n, ctx.src_shape = m, n, source.shape
+        out = np.array(np.broadcast_to(x, shape), copy=True)
+        out[m] = source.reshape(-1)[:n]
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        gx = MaskedFill.apply(grad, ctx.mask, 0) if ctx.needs_input_grad[0] else None
+        gs = None
+        if ctx.needs_input_grad[2]:
+            numel = int(np.prod(ctx.src_shape))
+            sel = MaskedSelect.apply(grad, ctx.mask)
+            gs = IndexEmbed.apply(sel, (numel,), (slice(0, ctx.n),)).reshape(ctx.src_shape)
+        return gx, None, gs
+
+
+MaskedScatter_ = _inplace(MaskedScatter)
+
+
+def _masked_scatter(input, mask, source, inplace):
+    m = _array_of(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{_type_word(m.dtype)}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{_type_word(input._data.dtype)} and {_type_word(source._data.dtype)}")
+    shape = broadcast_shapes_or_raise(m.shape, input._data.shape)
+    if int(np.broadcast_to(m, shape).sum()) > source._data.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return (MaskedScatter_ if inplace else MaskedScatter).apply(input, m, source)
+
+
+def masked_scatter(input, mask, source):
+    return _masked_scatter(input, mask, source, False)
+
+
+def masked_scatter_(self, mask, source):
+    return _masked_scatter(self, mask, source, True)
+
+
+# ====================================================================== take / put
+
+class Take(ArrayFunction):
+    """out = x.flatten()[index] (shaped like index);  dx = zeros.put_(index, grad, accumulate=True)"""
+    node_name = "TakeBackward0"
+
+    @staticmethod
+    def forward(ctx, x, index):
+        ctx.shape, ctx.index = x.shape, index
+        return x.reshape(-1)[index]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Put.apply(_zeros(ctx.shape, grad._data.dtype), ctx.index, grad, True), None
+
+
+def _flat_bounds(idx, n):
+    bad = (idx < -n) | (idx >= n)
+    if bad.any():
+        raise IndexError(f"out of range: tried to access index {int(idx[bad].reshape(-1)[0])} on a tensor of {n} "
+                         f"elements.")
+
+
+def take(input, index):
+    idx = _array_of(index)
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {_type_word(idx.dtype)}")
+    _flat_bounds(idx, input._data.size)
+    return Take.apply(input, idx)
+
+
+class Put(ArrayFunction):
+    """out = x with out.flatten()[index] = source (accumulate: +=);
+    dx = grad (zero at index unless accumulating),  dsource = grad.take(index)"""
+    node_name = "PutBackward0"
+
+    @staticmethod
+    def forward(ctx, x, index, source, accumulate):
+        ctx.index, ctx.accumulate, ctx.src_shape = index, accumulate, source.shape
+        out = np.array(x, copy=True)
+        flat = out.reshape(-1)
+        if accumulate:
+            np.add.at(flat, index.reshape(-1), source.reshape(-1))
+        else:
+            flat[index.reshape(-1)] = source.reshape(-1)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        gx = gs = None
+        if ctx.needs_input_grad[0]:
+            gx = grad if ctx.accumulate else Put.apply(grad, ctx.index, np.zeros(ctx.src_shape, grad._data.dtype),
+                                                       False)
+        if ctx.needs_input_grad[2]:
+            gs = Take.apply(grad, ctx.index).reshape(ctx.src_shape)
+        return gx, None, gs, None
+
+
+Put_ = _inplace(Put)
+
+
+def _put(input, index, source, accumulate, inplace):
+    idx = _array_of(index)
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_type_word(idx.dtype)}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{_type_word(input._data.dtype)} and source.dtype = {_type_word(source._data.dtype)}")
+    if source._data.size != idx.size:
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source._data.size}, index.numel() = {idx.size}")
+    _flat_bounds(idx, input._data.size)
+    return (Put_ if inplace else Put).apply(input, idx, source, bool(accumulate))
+
+
+def put(input, index, source, accumulate=False):
+    return _put(input, index, source, accumulate, False)
+
+
+def put_(self, index, source, accumulate=False):
+    return _put(self, index, source, accumulate, True)
+
+
+def take_along_dim(input, indices, dim=None, *, out=None):
+    idx = _array_of(indices)
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{_type_word(idx.dtype)}")
+    if dim is None:
+        r = gather(input.reshape(-1), 0, indices.reshape(-1))
+        return write_out(out, r)
+    n = input._data.ndim
+    if n != idx.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {n} dimensions for input, and {idx.ndim} dimensions for indices")
+    d = wrap_dim(dim, n)
+    xs = list(input._data.shape)
+    xs[d] = idx.shape[d]
+    bshape = list(broadcast_shapes_or_raise(tuple(xs), idx.shape))
+    ind = indices.expand(bshape)
+    bshape[d] = input._data.shape[d]
+    x = input.expand(bshape)
+    return write_out(out, gather(x, d, ind))
+
+
+# ====================================================================== nonzero
+
+def nonzero(input, *, out=None, as_tuple=False):
+    arr = input._data
+    if as_tuple:
+        return tuple(Tensor._make(c.astype(np.int64)) for c in np.nonzero(_nd(arr)))
+    return write_out(out, Tensor._make(np.argwhere(arr).astype(np.int64)))
+
+
+def argwhere(input):
+    return nonzero(input)
+
+
+# ====================================================================== registration
+
+register({
+    "__getitem__": _getitem, "__setitem__": _setitem,
+    "index_select": index_select, "gather": gather, "scatter": scatter, "scatter_": scatter_,
+    "scatter_add": scatter_add, "scatter_add_": scatter_add_, "scatter_reduce": scatter_reduce,
+    "scatter_reduce_": scatter_reduce_, "index_add": index_add, "index_add_": index_add_,
+    "index_copy": index_copy, "index_copy_": index_copy_, "index_fill": index_fill, "index_fill_": index_fill_,
+    "index_put": _index_put_method, "index_put_": _index_put__method, "masked_fill": masked_fill,
+    "masked_fill_": masked_fill_, "masked_select": masked_select, "masked_scatter": masked_scatter,
+    "masked_scatter_": masked_scatter_, "take": take, "take_along_dim": take_along_dim, "put": put,
+    "put_": put_, "nonzero": nonzero, "argwhere": argwhere,
+})
