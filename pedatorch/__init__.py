@@ -24,6 +24,10 @@ from .ops.indexing import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from .ops.manip import *  # noqa: F401,F403
+from .ops.special import *  # noqa: F401,F403
+from . import linalg  # noqa: E402
+from .ops import linalg_legacy as _linalg_legacy  # noqa: F401
+from .ops.linalg_legacy import *  # noqa: F401,F403
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled

@@ -146,6 +146,7 @@ class Tensor:
     _hooks = None
     _retains_grad = False
     _is_inference = False
+    _view_version = 0      # for a view: the version at which its grad_fn was made
 
     # ------------------------------------------------------------ construction
     @staticmethod

@@ -135,3 +135,4 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "graph. Set allow_unused=True if this is the desired behavior.")
         out.append(g)
     return tuple(out)
+from . import functional  # noqa: F401

@@ -86,6 +86,10 @@ def _edge_to(t):
     """The node a gradient for tensor ``t`` flows to: its grad_fn, or its leaf's AccumulateGrad."""
     fn = t.grad_fn
     if fn is not None:
+        if t._base is not None and t._view_version != t._version_counter.value:
+            from ..ops.shape import refresh_view_history  # its base changed in place since
+            refresh_view_history(t)
+            fn = t.grad_fn
         return fn, t._output_nr
     ref = t._grad_acc
     acc = ref() if ref is not None else None
@@ -301,6 +305,7 @@ def _wrap_recorded(cls, ctx, args, out):
         t = Tensor._make(arr, ctx if differentiable else None, nr)
         if cls._view_of is not None:
             t._become_view_of(args[cls._view_of])
+            t._view_version = t._version_counter.value  # its grad_fn is current for this version
         results.append(t)
     if multi:
         ctx._out_meta = tuple((a.shape, a.dtype, a.dtype.kind in "fc") for a in outs)

@@ -103,7 +103,9 @@ class Mul(ArrayFunction):
 
 def _conj(x):
     """Complex gradients use the conjugate (as PyTorch); real ones pass through."""
-    return x.conj() if isinstance(x, Tensor) and x._data.dtype.kind == "c" else x
+    if isinstance(x, Tensor):
+        return x.conj() if x._data.dtype.kind == "c" else x
+    return x.conjugate() if isinstance(x, complex) else x
 
 
 class Div(ArrayFunction):

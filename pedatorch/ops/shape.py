@@ -62,20 +62,20 @@ def _view_array(x, shape):
         return None
     if (1 in shape or 1 in x.shape) and out.size:
         # numpy and PyTorch may number the strides of size-1 dims differently: use PyTorch's
-        strides = _view_strides(x.shape, x.strides, shape)
+        strides = _view_strides(x.shape, x.strides, shape, x.itemsize)
         if strides is not None and strides != out.strides:
             out = np.lib.stride_tricks.as_strided(x, shape, strides, writeable=x.flags.writeable)
     return out
 
 
-def _view_strides(old_shape, old_strides, new_shape):
+def _view_strides(old_shape, old_strides, new_shape, itemsize):
     """PyTorch's strides for viewing (old_shape, old_strides) as new_shape (None: not viewable).
 
     Walk the old dims from the back, grouping those that are contiguous with each other into
     chunks; each chunk must be covered exactly by consecutive new dims.
     """
     if not old_shape:
-        return tuple(1 for _ in new_shape)
+        return tuple(itemsize for _ in new_shape)
     new_strides = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_base = old_strides[-1]
@@ -1011,13 +1011,26 @@ def rebase_view_history(view):
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     node = CopySlices(base, view, fn)
     base._set_history(node, 0)
-    # the view's own history: read its values out of the (new) base
-    positions = node.positions
+    _read_from_base(view, node.positions)
+
+
+def _read_from_base(view, positions):
+    """Give ``view`` a grad_fn that reads its elements out of its base's current history."""
+    base = view._base
     ctx = TakePositions._backward_cls()
     ctx.shape = base._data.shape
-    _link_inputs(ctx, (base, positions))
     ctx.positions = positions
+    _link_inputs(ctx, (base, positions))
     view._set_history(ctx, 0)
+    view._view_version = view._version_counter.value
+
+
+def refresh_view_history(view):
+    """A view whose base was modified in place since its grad_fn was made gets a fresh one (as PyTorch)."""
+    if view._base._requires_grad:
+        _read_from_base(view, _view_positions(view._base._data, view._data))
+    else:
+        view._view_version = view._version_counter.value
 
 
 # ====================================================================== unfold and the *_scatter ops
@@ -1165,10 +1178,11 @@ register({
     "split": split, "chunk": chunk, "tensor_split": tensor_split, "hsplit": hsplit, "vsplit": vsplit,
     "dsplit": dsplit, "as_strided": as_strided, "diagonal": diagonal, "clone": clone,
     "contiguous": contiguous, "copy_": copy_,
-    "t_": lambda self: _inplace_meta(self, t(self)),
-    "transpose_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1)),
-    "squeeze_": lambda self, dim=None: _inplace_meta(self, squeeze(self, dim)),
-    "unsqueeze_": lambda self, dim: _inplace_meta(self, unsqueeze(self, dim)),
+    "t_": lambda self: _inplace_meta(self, t(self), "TBackward1"),
+    "transpose_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1), "TransposeBackward1"),
+    "squeeze_": lambda self, dim=None: _inplace_meta(self, squeeze(self, dim),
+                                                     "SqueezeBackward3" if dim is None else "SqueezeBackward4"),
+    "unsqueeze_": lambda self, dim: _inplace_meta(self, unsqueeze(self, dim), "UnsqueezeBackward1"),
     "resize_": lambda self, *sizes: _resize(self, _shape_arg(sizes)),
     "resize_as_": lambda self, other: _resize(self, other.shape),
     "unfold": unfold, "select_scatter": select_scatter, "slice_scatter": slice_scatter,
@@ -1177,9 +1191,9 @@ register({
     "split_with_sizes": split_with_sizes, "unsafe_split_with_sizes": split_with_sizes,
     "apply_": _apply_, "map_": _map_,
     "as_strided_": lambda self, size, stride, storage_offset=None: _inplace_meta(
-        self, as_strided(self, size, stride, storage_offset)),
-    "swapaxes_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1)),
-    "swapdims_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1)),
+        self, as_strided(self, size, stride, storage_offset), "AsStridedBackward1"),
+    "swapaxes_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1), "TransposeBackward1"),
+    "swapdims_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1), "TransposeBackward1"),
     "pin_memory": lambda self, device=None: self, "is_pinned": lambda self, device=None: False,
     "share_memory_": lambda self: self, "is_shared": lambda self: False, "is_neg": lambda self: False,
     "new_empty_strided": lambda self, size, stride, *, dtype=None, device=None, requires_grad=False,
@@ -1196,9 +1210,20 @@ def _new_empty_strided(self, size, stride, dtype, device, requires_grad):
 Tensor.output_nr = property(lambda self: self._output_nr)
 
 
-def _inplace_meta(self, viewed):
-    """``t_()``, ``squeeze_()``: change this tensor's shape/strides in place."""
+_INPLACE_VIEW_NODES = {}
+
+
+def _inplace_meta(self, viewed, node_name):
+    """``t_()``, ``squeeze_()``: this tensor takes the view's shape/strides (and, recorded, its node)."""
+    if viewed.grad_fn is not None:
+        node = viewed.grad_fn
+        cls = _INPLACE_VIEW_NODES.get((type(node), node_name))
+        if cls is None:  # the in-place twin of the view's node class, under PyTorch's name
+            cls = _INPLACE_VIEW_NODES[(type(node), node_name)] = type(node_name, (type(node),), {"__slots__": ()})
+        node.__class__ = cls
+        self._set_history(node, 0)
     self._data = viewed._data
+    self._bump_version()
     return self
 
 
@@ -1212,3 +1237,6 @@ def _resize(self, shape):
         new[:flat.size] = flat
         self._data = new.reshape(shape)
     return self
+
+
+Copy._backward_cls.name = lambda self: "torch::autograd::CopyBackwards"  # PyTorch's name() for it

@@ -1,0 +1,1177 @@
+"""``pedatorch.linalg``: PyTorch's ``torch.linalg`` on ``numpy.linalg`` kernels.
+
+Each decomposition is one ``ArrayFunction`` whose kernel is a batched
+``numpy.linalg`` call (numpy loops over the batch in C).  The backward formulas
+are PyTorch's (``FunctionsManual.cpp``), written with Tensor ops, so that
+``create_graph=True`` gives second derivatives for most of them::
+
+    det      d|A|      = |A| tr(A^-1 dA)             gA = g |A| A^-H
+    inv      d(A^-1)   = -A^-1 dA A^-1               gA = -A^-H g A^-H
+    solve    X = A^-1 B                              gB = A^-H g,   gA = -gB X^H
+    cholesky A = L L^H                               gA = L^-H Phi(L^H gL) L^-1  (symmetrised)
+    eigh     A = V diag(w) V^H                       gA = V (diag(gw) + skew(V^H gV) / (w_j - w_i)) V^H
+    svd      A = U diag(s) V^H                       (see LinalgSvd.backward)
+
+The formulas assume what PyTorch's do: distinct eigen/singular values, full
+rank, well-conditioned input.  Norms compose ``vector_norm`` (one kernel) with
+``amax``/``amin`` and ``svdvals`` exactly as PyTorch does.
+"""
+import collections
+import math
+import numbers
+
+import numpy as np
+
+from ._tensor import Tensor
+from .autograd.function import ArrayFunction
+from .ops._util import write_out, wrap_dim, wrap_dims, _type_word, shape_str
+from .ops.linalg import matmul as _matmul, multi_dot as _multi_dot, _mH, _conj
+from .ops import shape as _shape
+
+__all__ = ["norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "inv_ex", "solve", "solve_ex", "cholesky",
+           "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "lstsq", "cross",
+           "diagonal", "matmul", "multi_dot", "matrix_power", "vecdot", "LinAlgError"]
+
+
+class LinAlgError(RuntimeError):
+    """A linear algebra kernel failed on its input (singular, not positive-definite, ...)."""
+
+
+def _rt(name, fields):
+    cls = collections.namedtuple(name, fields)
+    cls.__module__ = "torch.return_types"
+    return cls
+
+
+linalg_slogdet = _rt("linalg_slogdet", ["sign", "logabsdet"])
+linalg_inv_ex = _rt("linalg_inv_ex", ["inverse", "info"])
+linalg_solve_ex = _rt("linalg_solve_ex", ["result", "info"])
+linalg_cholesky_ex = _rt("linalg_cholesky_ex", ["L", "info"])
+linalg_qr = _rt("linalg_qr", ["Q", "R"])
+linalg_eigh = _rt("linalg_eigh", ["eigenvalues", "eigenvectors"])
+linalg_svd = _rt("linalg_svd", ["U", "S", "Vh"])
+linalg_lstsq = _rt("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+
+
+# ====================================================================== checks
+
+def _check_float(A, fn):
+    if A._data.dtype.kind not in "fc":
+        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
+                           f"{_type_word(A._data.dtype)}")
+
+
+def _check_low_precision(A, fn, kernel=None):
+    """numpy.linalg has no float16/bfloat16 kernels; neither has PyTorch on the CPU."""
+    name = A._data.dtype.name
+    if name in ("float16", "bfloat16"):
+        if kernel is None:
+            raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got {_type_word(A._data.dtype)}")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_word(A._data.dtype)}'")
+
+
+def _check_matrix(A, fn, arg="A"):
+    if A._data.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor {arg} must have at least 2 dimensions.")
+
+
+def _check_square(A, fn, arg="A"):
+    _check_matrix(A, fn, arg)
+    m, n = A._data.shape[-2:]
+    if m != n:
+        raise RuntimeError(f"{fn}: {arg} must be batches of square matrices, but they are {m} by {n} matrices")
+
+
+def _eye_like(n, t):
+    return Tensor._make(np.eye(n, dtype=t._data.dtype))
+
+
+def _tril_mask(n, dtype, k=0):
+    return Tensor._make(np.tril(np.ones((n, n), dtype=dtype), k))
+
+
+def _batch_prefix(batch_shape, flat_index):
+    """PyTorch's "(Batch element k): " (only for batched inputs)."""
+    return f"(Batch element {flat_index}): " if len(batch_shape) else ""
+
+
+# ---------------------------------------------------------------------- failure diagnosis (error paths only)
+
+def _lu_info(A):
+    """LAPACK getrf's ``info`` per matrix: 1 + the index of the first zero pivot, or 0.
+
+    Gaussian elimination with partial pivoting, vectorised over the batch (the
+    loop is over the n columns).  Only run to word an error message.
+    """
+    a = np.array(A, dtype=np.result_type(A.dtype, np.float64), copy=True).reshape((-1,) + A.shape[-2:])
+    b, n = a.shape[0], a.shape[-1]
+    info = np.zeros(b, dtype=np.int64)
+    rows = np.arange(b)
+    for j in range(n):
+        piv = j + np.argmax(np.abs(a[:, j:, j]), axis=1)
+        a[rows, j], a[rows, piv] = a[rows, piv].copy(), a[rows, j].copy()
+        p = a[:, j, j]
+        zero = (p == 0) & (info == 0)
+        info[zero] = j + 1
+        safe = np.where(p == 0, 1, p)
+        f = a[:, j + 1:, j] / safe[:, None]
+        a[:, j + 1:, :] -= f[:, :, None] * a[:, j:j + 1, :]
+    return info.reshape(A.shape[:-2])
+
+
+def _chol_info(A):
+    """LAPACK potrf's ``info``: the order of the first leading minor that is not positive-definite, or 0."""
+    a = np.array(A, dtype=np.result_type(A.dtype, np.float64), copy=True).reshape((-1,) + A.shape[-2:])
+    b, n = a.shape[0], a.shape[-1]
+    L = np.zeros_like(a)
+    info = np.zeros(b, dtype=np.int64)
+    for j in range(n):
+        d = a[:, j, j].real - np.sum(np.abs(L[:, j, :j]) ** 2, axis=-1)
+        bad = ~(d > 0) & (info == 0)
+        info[bad] = j + 1
+        ljj = np.sqrt(np.where(d > 0, d, 1))
+        L[:, j, j] = ljj
+        off = (L[:, j + 1:, :j] @ np.conj(L[:, j, :j])[:, :, None])[..., 0]
+        L[:, j + 1:, j] = (a[:, j + 1:, j] - off) / ljj[:, None]
+    return info.reshape(A.shape[:-2])
+
+
+def _first_failure(info):
+    flat = info.reshape(-1)
+    k = int(np.argmax(flat != 0))
+    return k, int(flat[k])
+
+
+# ====================================================================== det, slogdet
+
+class LinalgDet(ArrayFunction):
+    """d = det(A);   gA = g * conj(d) * A^-H   (an SVD-based adjugate when A is singular)"""
+    node_name = "LinalgDetBackward0"
+
+    @staticmethod
+    def forward(ctx, A):
+        d = np.linalg.det(A) if A.shape[-1] else np.ones(A.shape[:-2], dtype=A.dtype)
+        d = np.asarray(d, dtype=A.dtype)
+        ctx.save_for_backward(A, d)
+        return d
+
+    @staticmethod
+    def backward(ctx, g):
+        A, d = ctx.saved_tensors
+        gd = (g * _conj(d)).unsqueeze(-1).unsqueeze(-1)
+        if np.all(d._data != 0):
+            return gd * _mH(inv(A))
+        # singular: det is still smooth; its gradient is the conjugate adjugate (no double backward here)
+        return Tensor._make(_adjugate(A._data).conj().swapaxes(-1, -2)) * g.unsqueeze(-1).unsqueeze(-1)
+
+
+def _adjugate(A):
+    """adj(A) = det(U) det(V^H) V diag(prod_{j != i} s_j) U^H  (well defined for singular A)."""
+    U, s, Vh = np.linalg.svd(A)
+    n = s.shape[-1]
+    ones = np.ones(s.shape[:-1] + (1,), dtype=s.dtype)
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    p = (before * after)[..., :n]
+    scale = (np.linalg.det(U) * np.linalg.det(Vh))[..., None, None]
+    return scale * np.matmul(np.conj(np.swapaxes(Vh, -1, -2)) * p[..., None, :], np.conj(np.swapaxes(U, -1, -2)))
+
+
+def det(A, *, out=None):
+    _check_square(A, "linalg.det")
+    _check_float(A, "linalg.det")
+    _check_low_precision(A, "linalg.det", "lu_cpu")
+    r = LinalgDet.apply(A)
+    return r if out is None else write_out(out, r)
+
+
+class LinalgSlogdet(ArrayFunction):
+    """(sign, log|det A|);   gA = conj(g') A^-H  with g' = g_logabsdet (- i Im(g_sign conj(sign)) for complex)"""
+    node_name = "LinalgSlogdetBackward0"
+
+    @staticmethod
+    def forward(ctx, A):
+        ctx.set_materialize_grads(False)
+        sign, logabs = np.linalg.slogdet(A)
+        sign = np.asarray(sign, dtype=A.dtype)
+        logabs = np.asarray(logabs, dtype=A.real.dtype)
+        ctx.save_for_backward(A, sign)
+        return sign, logabs
+
+    @staticmethod
+    def backward(ctx, g_sign, g_logabs):
+        A, sign = ctx.saved_tensors
+        complex_ = A._data.dtype.kind == "c"
+        if g_logabs is None and (not complex_ or g_sign is None):
+            return None
+        g = g_logabs
+        if complex_ and g_sign is not None:
+            term = (g_sign * _conj(sign)).imag * 1j
+            g = -term if g is None else g - term
+        return _conj(g).unsqueeze(-1).unsqueeze(-1) * _mH(inv(A))
+
+
+def slogdet(A, *, out=None):
+    _check_square(A, "linalg.slogdet")
+    _check_float(A, "linalg.slogdet")
+    _check_low_precision(A, "linalg.slogdet")
+    r = linalg_slogdet(*LinalgSlogdet.apply(A))
+    return r if out is None else write_out(out, r)
+
+
+# ====================================================================== inv, solve
+
+class LinalgInvEx(ArrayFunction):
+    """(A^-1, info);   gA = -A^-H g A^-H"""
+    node_name = "LinalgInvExBackward0"
+
+    @staticmethod
+    def forward(ctx, A):
+        ctx.set_materialize_grads(False)
+        info = np.zeros(A.shape[:-2], dtype=np.int32)
+        try:
+            Ainv = np.linalg.inv(A)
+        except np.linalg.LinAlgError:
+            info = _lu_info(A).astype(np.int32)
+            ok = np.where(info == 0, True, False)[..., None, None]
+            safe = np.where(ok, A, np.eye(A.shape[-1], dtype=A.dtype))
+            Ainv = np.where(ok, np.linalg.inv(safe), np.nan).astype(A.dtype)
+        ctx.save_for_backward(Ainv)
+        return Ainv, info
+
+    @staticmethod
+    def backward(ctx, g, g_info=None):
+        if g is None:
+            return None
+        Ainv, = ctx.saved_tensors
+        AinvH = _mH(Ainv)
+        return -_matmul(_matmul(AinvH, g), AinvH)
+
+
+def _check_inv(A, fn="linalg.inv"):
+    _check_square(A, fn)
+    _check_float(A, fn)
+    _check_low_precision(A, fn)
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    _check_inv(A, "linalg.inv_ex")
+    Ainv, info = LinalgInvEx.apply(A)
+    if check_errors:
+        _raise_inv(info)
+    r = linalg_inv_ex(Ainv, info)
+    return r if out is None else write_out(out, r)
+
+
+def _raise_inv(info):
+    if np.any(info._data):
+        k, i = _first_failure(info._data)
+        raise LinAlgError(f"linalg.inv: {_batch_prefix(info.shape, k)}The diagonal element {i} is zero, the "
+                          f"inversion could not be completed because the input matrix is singular.")
+
+
+def inv(A, *, out=None):
+    _check_inv(A)
+    Ainv, info = LinalgInvEx.apply(A)
+    _raise_inv(info)
+    return Ainv if out is None else write_out(out, Ainv)
+
+
+def _solve_is_vector_rhs(A, B):
+    """B is a (batch of) vector(s) when it is 1-D, or has exactly A's batch dims plus one."""
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
+class LinalgSolveEx(ArrayFunction):
+    """X = A^-1 B (left) or B A^-1 (right);   gB = A^-H g (resp. g A^-H),   gA = -gB X^H (resp. -X^H gB)"""
+    node_name = "LinalgSolveExBackward0"
+
+    @staticmethod
+    def forward(ctx, A, B, left, vector):
+        ctx.set_materialize_grads(False)
+        ctx.left, ctx.vector = left, vector
+        batch = np.broadcast_shapes(A.shape[:-2], B.shape[:-1] if vector else B.shape[:-2])
+        info = np.zeros(batch, dtype=np.int32)
+        Bm = B[..., None] if vector else B
+        try:
+            if left:
+                X = np.linalg.solve(A, Bm)
+            else:
+                X = np.swapaxes(np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(Bm, -1, -2)), -1, -2)
+        except np.linalg.LinAlgError:
+            info = np.broadcast_to(_lu_info(A), batch).astype(np.int32)
+            shape = np.broadcast_shapes(A.shape[:-2], Bm.shape[:-2]) + (A.shape[-1], Bm.shape[-1])
+            X = np.full(shape if left else shape[:-2] + (Bm.shape[-2], A.shape[-1]), np.nan, dtype=A.dtype)
+        X = X[..., 0] if vector else X
+        X = np.ascontiguousarray(X)
+        ctx.save_for_backward(A, X)
+        return X, info
+
+    @staticmethod
+    def backward(ctx, g, g_info=None):
+        if g is None:
+            return None, None, None, None
+        A, X = ctx.saved_tensors
+        left, vector = ctx.left, ctx.vector
+        gB = solve(_mH(A), g, left=left)
+        gA = None
+        if ctx.needs_input_grad[0]:
+            if vector:
+                gA = -(gB.unsqueeze(-1) * _conj(X).unsqueeze(-2))
+            elif left:
+                gA = -_matmul(gB, _mH(X))
+            else:
+                gA = -_matmul(_mH(X), gB)
+        return gA, (gB if ctx.needs_input_grad[1] else None), None, None
+
+
+def _check_solve(A, B, left, fn="linalg.solve"):
+    _check_square(A, fn)
+    if A._data.dtype != B._data.dtype:
+        raise RuntimeError(f"{fn}: Expected A and B to have the same dtype, but found A of type "
+                           f"{_type_word(A._data.dtype)} and B of type {_type_word(B._data.dtype)} instead")
+    _check_float(A, fn)
+    _check_low_precision(A, fn, "lu_cpu")
+    vector = left and _solve_is_vector_rhs(A._data, B._data)
+    n = A._data.shape[-1]
+    Bs = B._data.shape
+    if vector:
+        if Bs[-1] != n:
+            raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and {Bs[-1]}x1)")
+    else:
+        if len(Bs) < 2 and not left:
+            raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
+        k = Bs[-2] if left else Bs[-1]
+        if k != n:
+            eq = "AX = B" if left else "XA = B"
+            raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation {eq} ({n}x{n} and "
+                               f"{Bs[-2]}x{Bs[-1]})")
+    try:
+        np.broadcast_shapes(A._data.shape[:-2], Bs[:-1] if vector else Bs[:-2])
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a must match the size of tensor b at a non-singleton dimension "
+                           f"(batch dims {shape_str(A._data.shape[:-2])} and "
+                           f"{shape_str(Bs[:-1] if vector else Bs[:-2])})") from None
+    return vector
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    vector = _check_solve(A, B, left, "linalg.solve_ex")
+    X, info = LinalgSolveEx.apply(A, B, left, vector)
+    if check_errors:
+        _raise_solve(info)
+    r = linalg_solve_ex(X, info)
+    return r if out is None else write_out(out, r)
+
+
+def _raise_solve(info):
+    if np.any(info._data):
+        k, _ = _first_failure(info._data)
+        raise LinAlgError(f"torch.linalg.solve: {_batch_prefix(info.shape, k)}The solver failed because the input "
+                          f"matrix is singular.")
+
+
+def solve(A, B, *, left=True, out=None):
+    vector = _check_solve(A, B, left)
+    X, info = LinalgSolveEx.apply(A, B, left, vector)
+    _raise_solve(info)
+    return X if out is None else write_out(out, X)
+
+
+# ====================================================================== cholesky
+
+class LinalgCholeskyEx(ArrayFunction):
+    """A = L L^H;   gA = L^-H Phi(L^H gL) L^-1, symmetrised (Phi: lower triangle, half diagonal)"""
+    node_name = "LinalgCholeskyExBackward0"
+
+    @staticmethod
+    def forward(ctx, A, upper):
+        ctx.set_materialize_grads(False)
+        ctx.upper = upper
+        info = np.zeros(A.shape[:-2], dtype=np.int32)
+        try:
+            L = np.linalg.cholesky(A, upper=upper)
+        except np.linalg.LinAlgError:
+            info = _chol_info(A).astype(np.int32)
+            ok = (info == 0)[..., None, None]
+            safe = np.where(ok, A, np.eye(A.shape[-1], dtype=A.dtype))
+            tri = np.tril(A) if not upper else np.conj(np.swapaxes(np.tril(A), -1, -2))
+            L = np.where(ok, np.linalg.cholesky(safe, upper=upper), tri).astype(A.dtype)
+        ctx.save_for_backward(L)
+        return L, info
+
+    @staticmethod
+    def backward(ctx, gL, g_info=None):
+        if gL is None:
+            return None, None
+        L, = ctx.saved_tensors
+        if ctx.upper:
+            L, gL = _mH(L), _mH(gL)
+        n = L.shape[-1]
+        dt = L._data.dtype
+        gA = _matmul(_mH(L), gL) * _tril_mask(n, dt)            # tril(L^H gL)
+        gA = (gA + _mH(gA * _tril_mask(n, dt, -1))) * 0.5      # 0.5 (gA + gA^H - diag(gA))
+        # gA <- L^-H gA L^-1  (two triangular solves; general solves here)
+        gA = solve(_mH(L), gA)
+        gA = _mH(solve(_mH(L), _mH(gA)))
+        return gA, None
+
+
+def _check_cholesky(A, fn):
+    _check_square(A, fn)
+    _check_float(A, fn)
+    _check_low_precision(A, fn, "cholesky_cpu")
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    _check_cholesky(A, "linalg.cholesky_ex")
+    L, info = LinalgCholeskyEx.apply(A, upper)
+    if check_errors:
+        _raise_cholesky(info)
+    r = linalg_cholesky_ex(L, info)
+    return r if out is None else write_out(out, r)
+
+
+def _raise_cholesky(info):
+    if np.any(info._data):
+        k, i = _first_failure(info._data)
+        raise LinAlgError(f"linalg.cholesky: {_batch_prefix(info.shape, k)}The factorization could not be completed "
+                          f"because the input is not positive-definite (the leading minor of order {i} is not "
+                          f"positive-definite).")
+
+
+def cholesky(A, *, upper=False, out=None):
+    _check_cholesky(A, "linalg.cholesky")
+    L, info = LinalgCholeskyEx.apply(A, upper)
+    _raise_cholesky(info)
+    return L if out is None else write_out(out, L)
+
+
+# ====================================================================== qr
+
+class LinalgQr(ArrayFunction):
+    """A = QR;   (m >= n)  gA = [gQ + Q copyltu(M)] R^-H,  M = R gR^H - gQ^H Q  (PyTorch's linalg_qr_backward)"""
+    node_name = "LinalgQrBackward0"
+
+    @staticmethod
+    def forward(ctx, A, mode):
+        ctx.set_materialize_grads(False)
+        ctx.mode = mode
+        if mode == "r":
+            R = np.linalg.qr(A, mode="r")
+            Q = np.zeros((0,), dtype=A.dtype)
+        else:
+            Q, R = np.linalg.qr(A, mode=mode)
+        Q, R = np.ascontiguousarray(Q, dtype=A.dtype), np.ascontiguousarray(R, dtype=A.dtype)
+        ctx.save_for_backward(Q, R)
+        return Q, R
+
+    @staticmethod
+    def backward(ctx, gQ, gR):
+        Q, R = ctx.saved_tensors
+        if ctx.mode == "r":
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
+                               "use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+        m, n = Q.shape[-2], R.shape[-1]
+        if ctx.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        if gQ is None and gR is None:
+            return None, None
+        if m >= n:
+            return _qr_backward_tall(gQ, gR, Q, R), None
+        # wide: A = Q [U | V] with X = A[:, :m] = Q U square; Y = A[:, m:] = Q V
+        U = R.narrow(-1, 0, m)
+        V = R.narrow(-1, m, n - m)
+        gU = gR.narrow(-1, 0, m) if gR is not None else None
+        gV = gR.narrow(-1, m, n - m) if gR is not None else None
+        gQ2 = gQ
+        if gV is not None:
+            # Y depends on Q too: V = Q^H Y  ->  extra gQ = Y gV^H
+            Y = _matmul(Q, V)
+            gQ2 = _matmul(Y, _mH(gV)) if gQ is None else gQ + _matmul(Y, _mH(gV))
+        gX = _qr_backward_tall(gQ2, gU, Q, U)
+        gY = _matmul(Q, gV) if gV is not None else None
+        from .ops.join import cat
+        if gY is None:
+            gY = Tensor._make(np.zeros(gX.shape[:-1] + (n - m,), dtype=gX._data.dtype))
+        return cat([gX, gY], -1), None
+
+
+def _qr_backward_tall(gQ, gR, Q, R):
+    n = R.shape[-1]
+    dt = R._data.dtype
+    if gQ is not None and gR is not None:
+        M = _matmul(gR, _mH(R)) - _matmul(_mH(Q), gQ)
+    elif gQ is not None:
+        M = -_matmul(_mH(Q), gQ)
+    else:
+        M = _matmul(gR, _mH(R))
+    Mu = M * Tensor._make(np.triu(np.ones((n, n), dtype=dt)))
+    half_diag = Tensor._make((1 - 0.5 * np.eye(n)).astype(dt))
+    gA = _matmul(Q, (Mu + _mH(Mu)) * half_diag)                 # Q syminvadj(triu(M))
+    if gQ is not None:
+        gA = gA + gQ
+    # gA <- gA R^-H  (a triangular solve from the right; a general solve here)
+    return _mH(solve(R, _mH(gA)))
+
+
+def qr(A, mode="reduced", *, out=None):
+    _check_matrix(A, "linalg.qr")
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or "
+                           f"'complete'")
+    _check_float(A, "linalg.qr")
+    _check_low_precision(A, "linalg.qr", "geqrf_cpu")
+    r = linalg_qr(*LinalgQr.apply(A, mode))
+    return r if out is None else write_out(out, r)
+
+
+# ====================================================================== eigh
+
+class LinalgEigh(ArrayFunction):
+    """A = V diag(w) V^H;   gA = V (diag(gw) + (skew(V^H gV)/2) / E) V^H,   E_ij = w_j - w_i"""
+    node_name = "LinalgEighBackward0"
+
+    @staticmethod
+    def forward(ctx, A, uplo):
+        ctx.set_materialize_grads(False)
+        w, V = np.linalg.eigh(A, UPLO=uplo)
+        w, V = np.ascontiguousarray(w), np.ascontiguousarray(V)
+        ctx.save_for_backward(w, V)
+        return w, V
+
+    @staticmethod
+    def backward(ctx, gw, gV):
+        w, V = ctx.saved_tensors
+        if gw is None and gV is None:
+            return None, None
+        n = w.shape[-1]
+        dt = V._data.dtype
+        eye = Tensor._make(np.eye(n, dtype=dt))
+        if gV is not None and (gV._requires_grad or np.any(gV._data)):
+            VhgV = _matmul(_mH(V), gV)
+            VhgV = (VhgV - _mH(VhgV)) * 0.5                        # project onto skew-Hermitian matrices
+            E = w.unsqueeze(-2) - w.unsqueeze(-1) + Tensor._make(np.eye(n, dtype=w._data.dtype))
+            M = (VhgV / E) * Tensor._make((1 - np.eye(n)).astype(dt))
+            if gw is not None:
+                M = M + gw.unsqueeze(-1) * eye
+        else:
+            M = gw.unsqueeze(-1) * eye
+        return _matmul(V, _matmul(M, _mH(V))), None
+
+
+def _check_uplo(UPLO):
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
+def eigh(A, UPLO="L", *, out=None):
+    _check_square(A, "linalg.eigh")
+    _check_uplo(UPLO)
+    _check_float(A, "linalg.eigh")
+    _check_low_precision(A, "linalg.eigh", "linalg_eigh_cpu")
+    r = linalg_eigh(*LinalgEigh.apply(A, UPLO))
+    return r if out is None else write_out(out, r)
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    _check_square(A, "linalg.eigvalsh")
+    _check_uplo(UPLO)
+    _check_float(A, "linalg.eigvalsh")
+    _check_low_precision(A, "linalg.eigvalsh", "linalg_eigh_cpu")
+    w = LinalgEigh.apply(A, UPLO)[0]
+    return w if out is None else write_out(out, w)
+
+
+# ====================================================================== svd
+
+class LinalgSvd(ArrayFunction):
+    """A = U diag(S) Vh;   gA = U [(skew(U^H gU) S + S skew(V^H gV)) / E + diag(gS)] Vh (+ terms for m != n),
+    E_jk = S_k^2 - S_j^2   (PyTorch's svd_backward)"""
+    node_name = "LinalgSvdBackward0"
+
+    @staticmethod
+    def forward(ctx, A, full_matrices):
+        ctx.set_materialize_grads(False)
+        ctx.full = full_matrices
+        U, S, Vh = np.linalg.svd(A, full_matrices=full_matrices)
+        U, S, Vh = (np.ascontiguousarray(U), np.ascontiguousarray(S.astype(A.real.dtype, copy=False)),
+                    np.ascontiguousarray(Vh))
+        ctx.save_for_backward(U, S, Vh)
+        return U, S, Vh
+
+    @staticmethod
+    def backward(ctx, gU, gS, gVh):
+        U, S, Vh = ctx.saved_tensors
+        k = S.shape[-1]
+        if ctx.full:   # only the first k singular vectors are determined by A
+            U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+            gU = gU.narrow(-1, 0, k) if gU is not None else None
+            gVh = gVh.narrow(-2, 0, k) if gVh is not None else None
+        return _svd_backward(gU, gS, gVh, U, S, Vh), None
+
+
+def _is_zero(g):
+    return g is None or (not g._requires_grad and not np.any(g._data))
+
+
+def _svd_backward(gU, gS, gVh, U, S, Vh):
+    m, n = U.shape[-2], Vh.shape[-1]
+    if _is_zero(gU) and _is_zero(gVh):
+        if gS is None:
+            return None
+        # svdvals: gA = U diag(gS) Vh
+        return _matmul(U, gS.unsqueeze(-1) * Vh) if m >= n else _matmul(U * gS.unsqueeze(-2), Vh)
+    gU = None if _is_zero(gU) else gU
+    gVh = None if _is_zero(gVh) else gVh
+    dt = U._data.dtype
+    k = S.shape[-1]
+    S_ = S.to(_from_np(dt)) if dt.kind == "c" else S
+
+    def skew(X):
+        return X - _mH(X)
+    UhgU = skew(_matmul(_mH(U), gU)) if gU is not None else None
+    VhgV = skew(_matmul(Vh, _mH(gVh))) if gVh is not None else None
+    S2 = S_ * S_
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + Tensor._make(np.eye(k, dtype=S_._data.dtype))
+    if gU is not None and gVh is not None:
+        gA = (UhgU * S_.unsqueeze(-2) + S_.unsqueeze(-1) * VhgV) / E
+    elif gU is not None:
+        gA = (UhgU / E) * S_.unsqueeze(-2)
+    else:
+        gA = S_.unsqueeze(-1) * (VhgV / E)
+    if gS is not None:
+        gA = gA + gS.to(_from_np(dt)).unsqueeze(-1) * Tensor._make(np.eye(k, dtype=dt))
+    if dt.kind == "c" and gU is not None:
+        # the phase of each singular-vector pair: i Im(diag(skew(U^H gU))) / (2 S)
+        d = _shape.diagonal(UhgU, 0, -2, -1).imag
+        gA = gA + (d / (S * 2) * 1j).unsqueeze(-1) * Tensor._make(np.eye(k, dtype=dt))
+    if m > n and gU is not None:
+        gA = _matmul(U, gA)
+        gUSinv = gU / S_.unsqueeze(-2)
+        gA = gA + gUSinv - _matmul(U, _matmul(_mH(U), gUSinv))
+        return _matmul(gA, Vh)
+    if m < n and gVh is not None:
+        gA = _matmul(gA, Vh)
+        SinvgVh = gVh / S_.unsqueeze(-1)
+        gA = gA + SinvgVh - _matmul(_matmul(SinvgVh, _mH(Vh)), Vh)
+        return _matmul(U, gA)
+    return _matmul(U, _matmul(gA, Vh)) if m >= n else _matmul(_matmul(U, gA), Vh)
+
+
+def _from_np(npdt):
+    from ._dtype import from_numpy_dtype
+    return from_numpy_dtype(npdt)
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    _check_matrix(A, "linalg.svd")
+    _check_float(A, "linalg.svd")
+    _check_low_precision(A, "linalg.svd", "linalg_svd_cpu")
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
+    r = linalg_svd(*LinalgSvd.apply(A, full_matrices))
+    return r if out is None else write_out(out, r)
+
+
+def svdvals(A, *, driver=None, out=None):
+    _check_matrix(A, "linalg.svd")
+    _check_float(A, "linalg.svd")
+    _check_low_precision(A, "linalg.svd", "linalg_svd_cpu")
+    S = LinalgSvd.apply(A, False)[1]
+    return S if out is None else write_out(out, S)
+
+
+# ====================================================================== pinv, matrix_rank, lstsq
+
+def _tolerances(smax, m, n, real_dtype, atol, rtol):
+    """PyTorch's cutoff: max(atol, rtol * largest singular value); rtol defaults to eps * max(m, n)
+    (to 0 when a positive atol is given).  ``smax`` has shape batch + (1,)."""
+    def arr(v):
+        v = np.asarray(v._data if isinstance(v, Tensor) else v, dtype=np.float64)
+        return v[..., None] if v.ndim else v
+    a = 0.0 if atol is None else arr(atol)
+    if rtol is None:
+        r = np.finfo(real_dtype).eps * max(m, n) if atol is None or np.all(a <= 0) else 0.0
+    else:
+        r = arr(rtol)
+    return np.maximum(a, r * smax)
+
+
+class LinalgPinv(ArrayFunction):
+    """A+ = V diag(1/s, cut) U^H;   gA: PyTorch's pinv_backward (valid where the rank does not change)"""
+    node_name = "LinalgPinvBackward0"
+
+    @staticmethod
+    def forward(ctx, A, atol, rtol, hermitian):
+        m, n = A.shape[-2:]
+        real = A.real.dtype
+        if hermitian:
+            w, V = np.linalg.eigh(A)
+            smax = np.max(np.abs(w), axis=-1, initial=0)[..., None]
+            cut = _tolerances(smax, m, n, real, atol, rtol)
+            winv = np.where(np.abs(w) > cut, 1 / np.where(w == 0, 1, w), 0)
+            P = np.matmul(V * winv[..., None, :], np.conj(np.swapaxes(V, -1, -2)))
+        else:
+            U, S, Vh = np.linalg.svd(A, full_matrices=False)
+            smax = (S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), dtype=real))
+            cut = _tolerances(smax, m, n, real, atol, rtol)
+            sinv = np.where(S > cut, 1 / np.where(S == 0, 1, S), 0)
+            P = np.matmul(np.conj(np.swapaxes(Vh, -1, -2)) * sinv[..., None, :], np.conj(np.swapaxes(U, -1, -2)))
+        P = np.ascontiguousarray(P, dtype=A.dtype)
+        ctx.save_for_backward(A, P)
+        return P
+
+    @staticmethod
+    def backward(ctx, g):
+        A, P = ctx.saved_tensors
+        return _pinv_backward(g, P, A), None, None, None
+
+
+def _pinv_backward(grad, pinvA, A):
+    m, n = A.shape[-2], A.shape[-1]
+    pinvAh = _mH(pinvA)
+    gradh = _mH(grad)
+    if m <= n:
+        K = _matmul(gradh, pinvA)
+        KpinvAh = _matmul(K, pinvAh)
+        return (-_mH(_matmul(pinvA, K)) + KpinvAh - _matmul(_matmul(A, pinvA), KpinvAh)
+                + _matmul(_matmul(pinvAh, pinvA), gradh - _matmul(K, A)))
+    K = _matmul(pinvA, gradh)
+    pinvAhK = _matmul(pinvAh, K)
+    return (-_mH(_matmul(K, pinvA)) + _matmul(_matmul(gradh - _matmul(A, K), pinvA), pinvAh) + pinvAhK
+            - _matmul(_matmul(pinvAhK, pinvA), A))
+
+
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    if A._data.ndim < 2 or A._data.dtype.name not in ("float32", "float64", "complex64", "complex128"):
+        raise RuntimeError(f"linalg.pinv({_type_word(A._data.dtype)}{{{shape_str(A._data.shape)}}}): expected a "
+                           f"tensor with 2 or more dimensions of float, double, cfloat or cdouble types")
+    if rcond is not None:
+        rtol = rcond
+    r = LinalgPinv.apply(A, atol, rtol, hermitian)
+    return r if out is None else write_out(out, r)
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    if A._data.dtype.name not in ("float32", "float64", "complex64", "complex128"):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    _check_matrix(A, "torch.linalg.matrix_rank")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    a = A._data
+    m, n = a.shape[-2:]
+    if hermitian:
+        S = np.abs(np.linalg.eigvalsh(a))
+        smax = np.max(S, axis=-1, initial=0)[..., None]
+    else:
+        S = np.linalg.svd(a, compute_uv=False)
+        smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), dtype=S.dtype)
+    cut = _tolerances(smax, m, n, a.real.dtype, atol, rtol)
+    r = Tensor._make(np.asarray(np.sum(S > cut, axis=-1), dtype=np.int64))
+    return r if out is None else write_out(out, r)
+
+
+class LinalgLstsq(ArrayFunction):
+    """X = argmin |AX - B| (minimum norm);   gA, gB through pinv (PyTorch's linalg_lstsq_backward);
+    residuals r = |AX - B|^2 (per column):  gA = 2 (AX - B) (g_r X^H),  gB = -2 (AX - B) g_r"""
+    node_name = "LinalgLstsqBackward0"
+
+    @staticmethod
+    def forward(ctx, A, B, rcond, driver, vector):
+        ctx.set_materialize_grads(False)
+        ctx.vector = vector
+        m, n = A.shape[-2:]
+        Bm = B[..., None] if vector else B
+        U, S, Vh = np.linalg.svd(A, full_matrices=False)
+        smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), dtype=A.real.dtype)
+        rc = np.finfo(A.real.dtype).eps * max(m, n) if rcond is None else rcond
+        if driver == "gels":
+            rc = 0.0
+        keep = S > rc * smax
+        rank = np.sum(keep, axis=-1).astype(np.int64)
+        sinv = np.where(keep, 1 / np.where(S == 0, 1, S), 0)
+        # X = V diag(1/s) U^H B: the minimum-norm least-squares solution
+        X = np.matmul(np.conj(np.swapaxes(Vh, -1, -2)) * sinv[..., None, :],
+                      np.matmul(np.conj(np.swapaxes(U, -1, -2)), Bm)).astype(A.dtype)
+        if driver in ("gelsd", "gelss", "gels") and m > n and np.all(rank == n):
+            res = np.sum(np.abs(np.matmul(A, X) - Bm) ** 2, axis=-2).astype(A.real.dtype)
+        else:
+            res = np.zeros((0,), dtype=A.real.dtype)
+        X = np.ascontiguousarray(X[..., 0] if vector else X)
+        ctx.save_for_backward(A, B, X)
+        ctx.has_res = res.size > 0
+        if driver in ("gelsd", "gelss"):
+            sv = np.ascontiguousarray(S.astype(A.real.dtype))
+        else:
+            sv = np.zeros((0,), dtype=A.real.dtype)
+        if driver == "gels":
+            rank = np.zeros((0,), dtype=np.int64)
+        return X, res, rank, sv
+
+    @staticmethod
+    def backward(ctx, gX, g_res, g_rank=None, g_sv=None):
+        A, B, X = ctx.saved_tensors
+        nA, nB = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        vector = ctx.vector
+        Bm = B.unsqueeze(-1) if vector else B
+        Xm = X.unsqueeze(-1) if vector else X
+        gA = gB = None
+        if gX is not None:
+            gXm = gX.unsqueeze(-1) if vector else gX
+            pinvA = pinv(A)
+            if nA:
+                gA = _pinv_backward(_matmul(gXm, _mH(Bm)), pinvA, A)
+            if nB:
+                gB = _matmul(_mH(pinvA), gXm)
+        if g_res is not None and ctx.has_res:
+            Rm = _matmul(A, Xm) - Bm                  # residual matrix; X is optimal so dX drops out
+            gr = g_res.unsqueeze(-2)
+            if nA:
+                t = _matmul(Rm * gr, _mH(Xm)) * 2
+                gA = t if gA is None else gA + t
+            if nB:
+                t = Rm * gr * -2
+                gB = t if gB is None else gB + t
+        if gB is not None and vector:
+            gB = gB.squeeze(-1)
+        return gA, gB, None, None, None
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    if A._data.dtype.name not in ("float32", "float64", "complex64", "complex128"):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if driver is not None and driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    _check_matrix(A, "torch.linalg.lstsq", "A")
+    if A._data.dtype != B._data.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+                           f"input's dtype {A.dtype} and other's dtype {B.dtype}")
+    vector = B._data.ndim == A._data.ndim - 1
+    if A._data.shape[-2] != (B._data.shape[-1] if vector else B._data.shape[-2]):
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)" if not vector else
+                           "torch.linalg.lstsq: input.size(-2) should match other.size(-1)")
+    X, res, rank, sv = LinalgLstsq.apply(A, B, rcond, driver or "gelsy", vector)
+    return linalg_lstsq(X, res, rank, sv.detach())
+
+
+# ====================================================================== cross, diagonal, vecdot, matrix_power
+
+class LinalgCross(ArrayFunction):
+    """c = a x b along dim;   ga = conj(b) x g,   gb = g x conj(a)"""
+    node_name = "LinalgCrossBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, dim):
+        ctx.save_for_backward(a, b)
+        ctx.dim = dim
+        a, b = np.broadcast_arrays(a, b)
+        return np.cross(a, b, axis=dim)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        return (cross(_conj(b), g, dim=ctx.dim) if ctx.needs_input_grad[0] else None,
+                cross(g, _conj(a), dim=ctx.dim) if ctx.needs_input_grad[1] else None, None)
+
+
+def cross(input, other, *, dim=-1, out=None):
+    a, b = input._data, other._data
+    if a.ndim != b.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = wrap_dim(dim, a.ndim)
+    if a.shape[d] != 3 or b.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
+                           f"{b.shape[d]}")
+    from .ops._util import broadcast_shapes_or_raise
+    broadcast_shapes_or_raise(a.shape, b.shape)
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {_type_word(a.dtype)} but found {_type_word(b.dtype)}")
+    r = LinalgCross.apply(input, other, d)
+    return r if out is None else write_out(out, r)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return _shape.diagonal(A, offset, dim1, dim2)
+
+
+def matmul(input, other, *, out=None):
+    return _matmul(input, other, out=out)
+
+
+def multi_dot(tensors, *, out=None):
+    return _multi_dot(tensors, out=out)
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    if x._data.dtype != y._data.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{_type_word(x._data.dtype)} and y of type {_type_word(y._data.dtype)} instead")
+    _check_float(x, "linalg.vecdot")
+    r = (_conj(x) * y).sum(dim)
+    return r if out is None else write_out(out, r)
+
+
+def matrix_power(A, n, *, out=None):
+    """A^n by repeated squaring (n < 0: powers of the inverse)."""
+    _check_square(A, "linalg.matrix_power")
+    if n == 0:
+        eye = Tensor._make(np.broadcast_to(np.eye(A.shape[-1], dtype=A._data.dtype), A.shape))
+        r = A.clone(memory_format=_contig()).copy_(eye)
+    elif n == 1:
+        r = A.clone(memory_format=_contig())
+    else:
+        a = A
+        if n < 0:
+            a = inv(A)
+            n = -n
+        if n == 1:
+            r = a
+        elif n == 2:
+            r = _matmul(a, a)
+        elif n == 3:
+            r = _matmul(_matmul(a, a), a)
+        else:
+            z = r = None
+            while n > 0:   # binary decomposition of n, lowest bit first
+                bit, n = n % 2, n // 2
+                z = a if z is None else _matmul(z, z)
+                if bit:
+                    r = z if r is None else _matmul(r, z)
+    return r if out is None else write_out(out, r)
+
+
+def _contig():
+    from ._tensor import contiguous_format
+    return contiguous_format
+
+
+# ====================================================================== norms
+
+class LinalgVectorNorm(ArrayFunction):
+    """n = (sum |x|^p)^(1/p) over dims;   gx = g * sgn(x) |x|^(p-1) / n^(p-1)   (p = 2: g x / n; inf: max's share)"""
+    node_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, ord, dims, keepdim, np_dtype):
+        ctx.ord, ctx.dims, ctx.keepdim, ctx.np_dtype = ord, dims, keepdim, np_dtype
+        x_in = x
+        if np_dtype is not None and x.dtype != np_dtype:
+            x = x.astype(np_dtype)
+        a = np.abs(x)
+        out_dtype = a.dtype
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if ord == 2:
+                r = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+            elif ord == math.inf:
+                r = np.max(a, axis=dims, keepdims=keepdim)
+            elif ord == -math.inf:
+                r = np.min(a, axis=dims, keepdims=keepdim)
+            elif ord == 0:
+                r = np.sum(a != 0, axis=dims, keepdims=keepdim)
+            elif ord == 1:
+                r = np.sum(a, axis=dims, keepdims=keepdim)
+            else:
+                r = np.power(np.sum(np.power(a, ord), axis=dims, keepdims=keepdim), 1.0 / ord)
+        r = np.asarray(r, dtype=out_dtype)
+        ctx.save_for_backward(x_in, r)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        x, norm = ctx.saved_tensors
+        if ctx.np_dtype is not None and x._data.dtype != ctx.np_dtype:
+            x = x.to(_from_np(ctx.np_dtype))
+        p, dims, keepdim = ctx.ord, ctx.dims, ctx.keepdim
+        ndim = x.ndim
+        if not keepdim and ndim:
+            shape = [1 if i in dims else s for i, s in enumerate(x.shape)]
+            g, norm = g.reshape(shape), norm.reshape(shape)
+        from .ops.elementwise import where, sgn
+        if p == 0:   # piecewise constant: no gradient (PyTorch returns an undefined one)
+            return None, None, None, None, None
+        if p == 1:
+            return sgn(x) * g, None, None, None, None
+        if p == 2:
+            return g * where(norm == 0, 0.0, x / norm), None, None, None, None
+        if math.isinf(p):
+            xa = x.abs()
+            mask = (xa == norm).logical_or(xa.isnan())
+            count = mask.sum(dims, True)
+            return sgn(x) * ((g / count) * mask), None, None, None, None
+        if p < 1:
+            scaled = sgn(x) * where(x == 0, 0.0, x.abs() ** (p - 1))
+            return scaled * g * norm ** (1 - p), None, None, None, None
+        if p < 2:
+            scaled = sgn(x) * x.abs() ** (p - 1)
+        else:
+            scaled = x * x.abs() ** (p - 2)
+        scale = where(norm == 0, 0.0, g / norm ** (p - 1))
+        return scaled * scale, None, None, None, None
+
+
+def _check_norm_dtype(dtype, x_dtype, fn):
+    if dtype is None:
+        return
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{fn}: dtype should be floating point or complex, but got {_dtype_name(dtype)}")
+    if dtype.is_complex != (x_dtype.kind == "c"):
+        word = "complex" if x_dtype.kind == "c" else "real"
+        raise RuntimeError(f"{fn}: dtype should be {word} for {word} inputs. Got {dtype}")
+    if np.promote_types(dtype.np, x_dtype) != dtype.np:
+        raise RuntimeError(f"{fn}: the dtype of the input ({_type_word(x_dtype)}) should be convertible without "
+                           f"narrowing to the specified dtype ({_type_word(dtype.np)})")
+
+
+def _dtype_name(dtype):
+    return _type_word(dtype.np)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    _check_float(x, "linalg.vector_norm")
+    _check_norm_dtype(dtype, x._data.dtype, "linalg.vector_norm")
+    if isinstance(ord, Tensor):
+        ord = ord.item()
+    ord = float(ord)
+    nd = x._data.ndim
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        dims = tuple(range(nd))
+        dim_given = False
+    else:
+        dims = wrap_dims(dim, nd) if nd else ()
+        dim_given = True
+    if ord < 0 or ord == math.inf:
+        if x._data.size == 0 and not dim_given:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {_ord_word(ord)} norm on an empty tensor "
+                               f"because the operation does not have an identity")
+        for d in dims:
+            if x._data.shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {_ord_word(ord)} norm on the dimension "
+                                   f"{d} because this dimension is empty and the operation does not have an identity")
+    r = LinalgVectorNorm.apply(x, ord, dims, keepdim, dtype.np if dtype is not None else None)
+    return r if out is None else write_out(out, r)
+
+
+def _ord_word(ord):
+    if math.isinf(ord):
+        return "inf" if ord > 0 else "-inf"
+    return str(int(ord)) if ord == int(ord) else str(ord)
+
+
+class _Amax(ArrayFunction):
+    """out = max over dim;   gx = g shared evenly among the maxima"""
+    node_name = "AmaxBackward0"
+    _reduce = staticmethod(np.max)
+
+    @classmethod
+    def forward(cls, ctx, x, dim, keepdim):
+        ctx.dim, ctx.keepdim = dim, keepdim
+        r = np.asarray(cls._reduce(x, axis=dim, keepdims=keepdim))
+        ctx.save_for_backward(x, r)
+        return r
+
+    @staticmethod
+    def backward(ctx, g):
+        x, r = ctx.saved_tensors
+        if not ctx.keepdim:
+            g, r = g.unsqueeze(ctx.dim), r.unsqueeze(ctx.dim)
+        mask = x == r
+        return (g / mask.sum(ctx.dim, True)) * mask, None, None
+
+
+class _Amin(_Amax):
+    node_name = "AminBackward0"
+    _reduce = staticmethod(np.min)
+
+
+def _backshift(d0, d1, ndim):
+    return [i for i in range(ndim) if i not in (d0, d1)] + [d0, d1]
+
+
+def _inverse_perm(perm):
+    return [i for i, _ in sorted(enumerate(perm), key=lambda t: t[1])]
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    _check_matrix(A, "linalg.matrix_norm")
+    nd = A._data.ndim
+    if isinstance(dim, numbers.Integral):
+        raise TypeError("linalg_matrix_norm() received an invalid combination of arguments - got (Tensor, dim=int)")
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}")
+    d0, d1 = wrap_dim(dim[0], nd), wrap_dim(dim[1], nd)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
+    _check_norm_dtype(dtype, A._data.dtype, "linalg.matrix_norm")
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+        _check_float(A, "linalg.matrix_norm")
+        if ord == "fro":
+            r = vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
+        else:
+            _check_low_precision(A, "linalg.matrix_norm")
+            if dtype is not None:
+                A = A.to(dtype)
+            perm = _backshift(d0, d1, nd)
+            r = svdvals(A.permute(*perm)).sum(-1, keepdim)
+            if keepdim:
+                r = r.unsqueeze(-1).permute(*_inverse_perm(perm))
+        return r if out is None else write_out(out, r)
+    abs_ord = abs(ord)
+    if abs_ord not in (2, 1, math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {_ord_word(float(ord)) if not isinstance(ord, int) else ord} "
+                           f"not supported.")
+    _check_float(A, "linalg.matrix_norm")
+    reduce = _Amax if ord > 0 else _Amin
+
+    def max_min(x, d):
+        if x.shape[d] == 0 and ord > 0:
+            shape = list(x.shape)
+            if keepdim:
+                shape[d] = 1
+            else:
+                del shape[d]
+            return Tensor._make(np.zeros(shape, dtype=x._data.dtype))
+        return reduce.apply(x, wrap_dim(d, x.ndim), keepdim)
+    if abs_ord == 2:
+        _check_low_precision(A, "linalg.matrix_norm")
+        if dtype is not None:
+            A = A.to(dtype)
+        perm = _backshift(d0, d1, nd)
+        r = max_min(svdvals(A.permute(*perm)), -1)
+        if keepdim:
+            r = r.unsqueeze(-1).permute(*_inverse_perm(perm))
+    else:
+        if abs_ord == math.inf:
+            d0, d1 = d1, d0
+        if not keepdim and d0 < d1:
+            d1 -= 1
+        r = max_min(vector_norm(A, 1.0, d0, keepdim, dtype=dtype), d1)
+    return r if out is None else write_out(out, r)
+
+
+def _dims_word(dims):
+    if isinstance(dims, numbers.Integral):
+        return str(dims)
+    return "[" + ", ".join(str(d) for d in dims) + "]"
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
+    if dim is not None:
+        if isinstance(dim, numbers.Integral):
+            dim = (dim,)
+        if len(dim) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got "
+                               f"{_dims_word(dim)}")
+    elif ord is not None and A._data.ndim not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A._data.ndim}D.")
+    if isinstance(ord, str):
+        r = matrix_norm(A, ord, dim if dim is not None else (0, 1), keepdim, dtype=dtype)
+    elif ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and A._data.ndim == 2)):
+        r = matrix_norm(A, ord, dim if dim is not None else (0, 1), keepdim, dtype=dtype)
+    else:
+        r = vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype)
+    return r if out is None else write_out(out, r)
