@@ -105,3 +105,99 @@ def compile(model=None, **kwargs):
     if model is None:
         return lambda m: m
     return model
+
+
+# ---------------------------------------------------------------- the rest of torch's namespace
+
+# torch.exp_(t), torch.relu_(t), ...: the in-place methods, as functions
+for _name in """abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ atan_ atanh_
+        ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ erf_ erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_
+        frac_ gcd_ i0_ lcm_ ldexp_ log10_ log1p_ log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_
+        relu_ resize_as_ round_ rsqrt_ sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_ zero_
+        addmv_ as_strided_ detach_ conj_physical_""".split():
+    if hasattr(Tensor, _name):
+        globals()[_name] = getattr(Tensor, _name)
+for _name in ("detach", "is_signed", "get_device", "is_inference", "is_neg", "is_nonzero"):
+    globals()[_name] = getattr(Tensor, _name)
+del _name
+
+
+def fill(input, value):
+    return input.clone().fill_(value)
+
+
+def _copy_of(view_fn):
+    def fn(input, *args, **kwargs):
+        out = view_fn(input, *args, **kwargs)
+        return tuple(o.clone() for o in out) if isinstance(out, tuple) else out.clone()
+    return fn
+
+
+# the *_copy twins of the view ops (same values, their own memory)
+for _name in ("view", "t", "permute", "expand", "squeeze", "unsqueeze", "transpose", "unbind", "split",
+              "split_with_sizes", "select", "diagonal", "as_strided", "detach", "unfold", "view_as_real",
+              "view_as_complex", "narrow"):
+    globals()[_name + "_copy"] = _copy_of(getattr(Tensor, _name) if hasattr(Tensor, _name) else globals()[_name])
+alias_copy = _copy_of(lambda t: t)
+slice_copy = _copy_of(lambda t, dim=0, start=None, end=None, step=1: t.narrow(dim, start or 0, (
+    (end if end is not None else t.shape[dim]) - (start or 0))) if step == 1 else t[(slice(None),) * dim +
+                                                                                  (slice(start, end, step),)])
+del _name
+from .ops.join import row_stack  # noqa: E402,F401
+from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled  # noqa: E402,F401
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    autograd.set_detect_anomaly(enabled, check_nan)
+
+
+_settings = {"warn_always": False, "matmul_precision": "highest", "interop_threads": 1}
+
+
+def set_warn_always(b):
+    _settings["warn_always"] = _builtins.bool(b)
+
+
+def is_warn_always_enabled():
+    return _settings["warn_always"]
+
+
+def set_float32_matmul_precision(precision):
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"Invalid precision {precision}")
+    _settings["matmul_precision"] = precision
+
+
+def get_float32_matmul_precision():
+    return _settings["matmul_precision"]
+
+
+def get_num_interop_threads():
+    return _settings["interop_threads"]
+
+
+def set_num_interop_threads(n):
+    _settings["interop_threads"] = n
+
+
+def set_flush_denormal(mode):
+    return False
+
+
+def set_default_device(device_):
+    if device_ is not None and device(device_).type != "cpu":
+        raise RuntimeError("pedatorch: only the cpu default device is supported for now")
+
+
+def set_default_tensor_type(t):
+    name = t if isinstance(t, str) else t.__name__
+    set_default_dtype({"torch.FloatTensor": float32, "torch.DoubleTensor": float64, "FloatTensor": float32,
+                       "DoubleTensor": float64}[name])
+
+
+def get_deterministic_debug_mode():
+    return 0
+
+
+def set_deterministic_debug_mode(mode):
+    pass

@@ -79,3 +79,32 @@ def test_inplace_variants_exist_and_work(torch):
         getattr(a, name)(*pargs)
         getattr(b, name)(*targs)
         assert_close(a, b, rtol=1e-10)
+
+
+def test_namespace_extras(torch):
+    x = np.array([[1.0, 2.5, 4.0], [0.5, 1.5, 3.5]])
+    assert_close(pt.trapezoid(pt.tensor(x)), torch.trapezoid(torch.tensor(x)))
+    assert_close(pt.trapezoid(pt.tensor(x), dx=0.5, dim=0), torch.trapezoid(torch.tensor(x), dx=0.5, dim=0))
+    assert_close(pt.cumulative_trapezoid(pt.tensor(x)), torch.cumulative_trapezoid(torch.tensor(x)))
+    assert pt.isin(pt.tensor([1, 2, 3]), pt.tensor([2, 5])).tolist() == torch.isin(torch.tensor([1, 2, 3]),
+                                                                                   torch.tensor([2, 5])).tolist()
+    assert [t.tolist() for t in pt.unravel_index(pt.tensor([4, 7]), (3, 3))] == \
+        [t.tolist() for t in torch.unravel_index(torch.tensor([4, 7]), (3, 3))]
+    assert_close(pt.vander(pt.tensor([1., 2., 3.])), torch.vander(torch.tensor([1., 2., 3.])))
+    for name in ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window"]:
+        for periodic in (True, False):
+            assert_close(getattr(pt, name)(8, periodic), getattr(torch, name)(8, periodic), rtol=1e-5, atol=1e-6)
+    A = np.array([[0.1, 0.5], [-0.3, 0.2]])
+    assert_close(pt.matrix_exp(pt.tensor(A)), torch.matrix_exp(torch.tensor(A)), rtol=1e-10)
+    assert_close(pt.matrix_exp(pt.tensor(A * 20)), torch.matrix_exp(torch.tensor(A * 20)), rtol=1e-8)
+    a, xx = np.array([0.5, 1.0, 3.0, 10.0]), np.array([0.2, 2.0, 3.5, 4.0])
+    assert_close(pt.igamma(pt.tensor(a), pt.tensor(xx)), torch.igamma(torch.tensor(a), torch.tensor(xx)),
+                 rtol=1e-10)
+    assert_close(pt.igammac(pt.tensor(a), pt.tensor(xx)), torch.igammac(torch.tensor(a), torch.tensor(xx)),
+                 rtol=1e-9)
+    h, e = pt.histogram(pt.tensor([1., 2., 1., 4.]), bins=3)
+    th, te = torch.histogram(torch.tensor([1., 2., 1., 4.]), bins=3)
+    assert_close(h, th) and assert_close(e, te)
+    assert_close(pt.threshold(pt.tensor(x), 1.5, -1.0), torch.threshold(torch.tensor(x), 1.5, -1.0))
+    assert_close(pt.view_copy(pt.tensor(x), 6), torch.view_copy(torch.tensor(x), [6]))
+    assert pt.subtract is pt.sub and pt.divide is pt.div and pt.clip is pt.clamp

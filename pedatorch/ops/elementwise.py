@@ -18,9 +18,9 @@ from ._util import promote, to_float, write_out, register, is_number, _type_word
 __all__ = []  # filled by _export
 
 
-def _export(*fns):
-    for f in fns:
-        __all__.append(f.__name__)
+def _export(names):
+    """Public names (aliases such as ``subtract`` included: an alias's __name__ is its original's)."""
+    __all__.extend(names.split())
 
 
 # ====================================================================== arithmetic
@@ -1384,14 +1384,12 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return Tensor._make(np.isclose(input._data, o, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-_export(add, sub, subtract, rsub, mul, multiply, div, divide, true_divide, floor_divide, pow, float_power,
-        remainder, fmod, atan2, arctan2, maximum, minimum, fmax, fmin, hypot, logaddexp, xlogy, neg,
-        negative, positive, square, relu, sgn, conj, resolve_conj, resolve_neg, is_conj, real, imag, round,
-        logit, nan_to_num, clamp, clip, clamp_min, clamp_max, where, lerp, addcmul, addcdiv, eq, ne,
-        not_equal, lt, less, le, less_equal, gt, greater, ge, greater_equal, logical_and, logical_or,
-        logical_xor, logical_not, bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitwise_left_shift,
-        bitwise_right_shift, isnan, isinf, isfinite, isposinf, isneginf, isreal, signbit, equal, allclose,
-        isclose)
+_export("""add sub subtract rsub mul multiply div divide true_divide floor_divide pow float_power remainder fmod
+atan2 arctan2 maximum minimum fmax fmin hypot logaddexp xlogy neg negative positive square relu sgn conj
+resolve_conj resolve_neg is_conj real imag round logit nan_to_num clamp clip clamp_min clamp_max where lerp
+addcmul addcdiv eq ne not_equal lt less le less_equal gt greater ge greater_equal logical_and logical_or
+logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not bitwise_left_shift bitwise_right_shift
+isnan isinf isfinite isposinf isneginf isreal signbit equal allclose isclose""")
 __all__ += list(_UNARY) + list(_ALIASES)
 
 

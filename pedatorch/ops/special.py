@@ -465,3 +465,222 @@ register({
     "gcd_": _ip(gcd), "lcm_": _ip(lcm), "ldexp_": _ip(ldexp), "nextafter_": _ip(nextafter),
     "renorm_": _ip(renorm),
 })
+
+
+# ---------------------------------------------------------------- more of torch's namespace
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    e = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
+    t = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    return Tensor._make(np.asarray(np.isin(e, t, invert=invert)))
+
+
+def unravel_index(indices, shape):
+    if isinstance(shape, int):
+        shape = (shape,)
+    idx = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {Tensor._make(idx).dtype}")
+    if (idx < 0).any() or (idx >= int(np.prod(shape))).any():
+        raise RuntimeError("'indices' must be in range [-%d, %d)" % (int(np.prod(shape)), int(np.prod(shape))))
+    return tuple(Tensor._make(np.asarray(a, dtype=np.int64)) for a in np.unravel_index(idx, tuple(shape)))
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Integral of y along dim by the trapezoid rule (spacing dx, or sample points x)."""
+    n = y.shape[dim]
+    a = y.narrow(dim, 1, n - 1)
+    b = y.narrow(dim, 0, n - 1)
+    if x is None or isinstance(x, (int, float)):
+        step = (dx if dx is not None else (x if x is not None else 1))
+        return (a + b).sum(dim) * (step / 2)
+    if x.dim() == 1:
+        d = x[1:] - x[:-1]
+        shape = [1] * y.dim()
+        shape[dim] = n - 1
+        d = d.reshape(shape)
+    else:
+        d = x.narrow(dim, 1, n - 1) - x.narrow(dim, 0, n - 1)
+    return ((a + b) * d).sum(dim) / 2
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    n = y.shape[dim]
+    a = y.narrow(dim, 1, n - 1)
+    b = y.narrow(dim, 0, n - 1)
+    if x is None or isinstance(x, (int, float)):
+        step = (dx if dx is not None else (x if x is not None else 1))
+        return ((a + b) * (step / 2)).cumsum(dim)
+    d = x[1:] - x[:-1] if x.dim() == 1 else x.narrow(dim, 1, n - 1) - x.narrow(dim, 0, n - 1)
+    if x.dim() == 1:
+        shape = [1] * y.dim()
+        shape[dim] = n - 1
+        d = d.reshape(shape)
+    return ((a + b) * d / 2).cumsum(dim)
+
+
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    from .sorting import return_types, _return_type
+    b = bins._data if isinstance(bins, Tensor) else bins
+    w = weight._data if weight is not None else None
+    hist, edges = np.histogram(input._data, bins=b, range=range, weights=w, density=density)
+    cls = getattr(return_types, "histogram", None) or _return_type("histogram", ("hist", "bin_edges"))
+    return cls((Tensor._make(hist.astype(input._data.dtype)), Tensor._make(edges.astype(input._data.dtype))))
+
+
+def vander(x, N=None, increasing=False):
+    n = x.shape[0] if N is None else N
+    powers = np.arange(n) if increasing else np.arange(n - 1, -1, -1)
+    from .creation import tensor
+    p = tensor(powers, dtype=x.dtype if x.is_floating_point() else D.int64)
+    return x.unsqueeze(-1) ** p
+
+
+def threshold(input, threshold, value, inplace=False):
+    """y = x where x > threshold, else value (ThresholdBackward0: the gradient passes where x > threshold)."""
+    from .elementwise import where
+    r = where(input > threshold, input, value)
+    return input.copy_(r) if inplace else r
+
+
+def matrix_exp(A):
+    """exp(A) by scaling and squaring with a degree-18 Taylor polynomial (differentiable: built from matmul)."""
+    from .creation import eye
+    norm = float(np.abs(A._data).sum(-2).max()) if A.numel() else 0.0
+    s = max(0, int(np.ceil(np.log2(norm))) + 1) if norm > 0.5 else 0
+    X = A / (2 ** s)
+    n = A.shape[-1]
+    I = eye(n, dtype=A.dtype).expand(A.shape)
+    term, out = I, I
+    for k in range(1, 19):
+        term = term @ X / k
+        out = out + term
+    for _ in range(s):
+        out = out @ out
+    return out
+
+
+def _igamma_series(a, x):
+    """Regularised lower incomplete gamma P(a, x) by its power series (x < a + 1)."""
+    term = 1.0 / a
+    total = term.copy()
+    ap = a.copy()
+    for _ in range(300):
+        ap = ap + 1
+        term = term * x / ap
+        total = total + term
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return total * np.exp(-x + a * np.log(x) - _lgamma(a))
+
+
+def _igammac_cf(a, x):
+    """Regularised upper incomplete gamma Q(a, x) by its continued fraction (x >= a + 1), Lentz's method."""
+    tiny = 1e-300
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        b = x + 1 - a
+        c = np.full_like(x, 1 / tiny)
+        d = 1 / b
+        h = d.copy()
+        for i in range(1, 300):
+            an = -i * (i - a)
+            b = b + 2
+            d = an * d + b
+            d = np.where(np.abs(d) < tiny, tiny, d)
+            c = b + an / c
+            c = np.where(np.abs(c) < tiny, tiny, c)
+            d = 1 / d
+            h = h * d * c
+        return np.exp(-x + a * np.log(x) - _lgamma(a)) * h
+
+
+def _igamma(a, x):
+    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
+    use_series = x < a + 1
+    p = np.where(use_series, _igamma_series(a, np.where(use_series, x, 0)),
+                 1 - _igammac_cf(a, np.where(use_series, a + 2, x)))
+    p = np.where(x == 0, 0.0, p)
+    return np.where((a <= 0) | (x < 0), np.nan, p)
+
+
+def igamma(input, other, *, out=None):
+    """Regularised lower incomplete gamma P(a, x) (no gradient w.r.t. a, as in PyTorch)."""
+    a, x = promote(to_float(input._data), to_float(other._data))
+    r = Tensor._make(_igamma(a, x).astype(np.result_type(a, x)))
+    return r if out is None else write_out(out, r)
+
+
+def igammac(input, other, *, out=None):
+    a, x = promote(to_float(input._data), to_float(other._data))
+    r = Tensor._make((1 - _igamma(a, x)).astype(np.result_type(a, x)))
+    return r if out is None else write_out(out, r)
+
+
+def to_dlpack(tensor):
+    return tensor.__dlpack__()
+
+
+__all__ += ["isin", "unravel_index", "trapezoid", "trapz", "cumulative_trapezoid", "histogram", "vander",
+            "threshold", "matrix_exp", "igamma", "igammac", "to_dlpack"]
+
+register({"histogram": histogram, "matrix_exp": matrix_exp, "igamma": igamma,
+          "igammac": igammac, "igamma_": _ip(igamma), "igammac_": _ip(igammac)})
+
+
+def _window(kind, window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, **kw):
+    from .creation import _finish
+    n = window_length
+    np_dt = (dtype or D.get_default_dtype()).np
+    if n == 0:
+        return _finish(np.zeros(0, np_dt), device, requires_grad)
+    if n == 1:
+        return _finish(np.ones(1, np_dt), device, requires_grad)
+    m = n + 1 if periodic else n
+    k = np.arange(m, dtype=np.float64)
+    if kind == "hann":
+        w = 0.5 - 0.5 * np.cos(2 * np.pi * k / (m - 1))
+    elif kind == "hamming":
+        alpha, beta = kw.get("alpha", 0.54), kw.get("beta", 0.46)
+        w = alpha - beta * np.cos(2 * np.pi * k / (m - 1))
+    elif kind == "blackman":
+        w = 0.42 - 0.5 * np.cos(2 * np.pi * k / (m - 1)) + 0.08 * np.cos(4 * np.pi * k / (m - 1))
+    elif kind == "bartlett":
+        w = 1 - np.abs(2 * k / (m - 1) - 1)
+    else:  # kaiser
+        beta = kw.get("beta", 12.0)
+        w = np.i0(beta * np.sqrt(np.clip(1 - (2 * k / (m - 1) - 1) ** 2, 0, None))) / np.i0(beta)
+    return _finish(w[:n].astype(np_dt), device, requires_grad)
+
+
+def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False):
+    return _window("hann", window_length, periodic, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
+                   requires_grad=False):
+    return _window("hamming", window_length, periodic, dtype=dtype, device=device, requires_grad=requires_grad,
+                   alpha=alpha, beta=beta)
+
+
+def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False):
+    return _window("blackman", window_length, periodic, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False):
+    return _window("bartlett", window_length, periodic, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
+                  requires_grad=False):
+    return _window("kaiser", window_length, periodic, dtype=dtype, device=device, requires_grad=requires_grad,
+                   beta=beta)
+
+
+def threshold_(input, threshold_value, value):
+    return threshold(input, threshold_value, value, inplace=True)
+
+
+__all__ += ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "threshold_"]
