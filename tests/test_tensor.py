@@ -388,3 +388,15 @@ def test_unfold_and_scatter_views(torch):
     x = pt.tensor(np.arange(7.), requires_grad=True)
     assert pt.autograd.gradcheck(lambda t: t.unfold(0, 3, 2), (x,))
     assert pt.autograd.gradgradcheck(lambda t: t.unfold(0, 3, 2), (x,))
+
+
+def test_bfloat16_via_ml_dtypes(torch):
+    pytest.importorskip("ml_dtypes")
+
+    def run(lib):
+        y = lib.tensor([1.5, 2.0, -3.25], dtype=lib.bfloat16, requires_grad=True)
+        z = (y * y).sum()
+        z.backward()
+        return repr(y.detach()), repr(z.detach()), repr(y.grad), repr(lib.ones(2, dtype=lib.bfloat16).sin()), \
+            str((y.detach() + 1.5).dtype), str(y.float().dtype)
+    assert run(pt) == run(torch)

@@ -38,7 +38,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             if out._requires_grad:
                 if out._data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if out._data.dtype.kind not in "fc":
+                if out._data.dtype.kind not in "fcV":
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but "
                                        f"got {out.dtype}")
                 g = ones_like(out)

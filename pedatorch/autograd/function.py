@@ -288,7 +288,7 @@ def _write_inplace(t, arr):
 def _wrap_recorded(cls, ctx, args, out):
     """Outputs of a built-in op that records a node: link the node into the graph."""
     if cls._plain and type(out) is _np.ndarray:  # the common case: one array, not a view
-        t = _make(out, ctx if out.dtype.kind in "fc" else None)
+        t = _make(out, ctx if out.dtype.kind in "fcV" else None)
         if "_to_save" in ctx.__dict__:
             _save(ctx, args, (out,), (t,))
         return t
@@ -301,14 +301,14 @@ def _wrap_recorded(cls, ctx, args, out):
         return _wrap_inplace(cls, ctx, args, outs, multi)
     results = []
     for nr, arr in enumerate(outs):
-        differentiable = arr.dtype.kind in "fc"
+        differentiable = arr.dtype.kind in "fcV"
         t = Tensor._make(arr, ctx if differentiable else None, nr)
         if cls._view_of is not None:
             t._become_view_of(args[cls._view_of])
             t._view_version = t._version_counter.value  # its grad_fn is current for this version
         results.append(t)
     if multi:
-        ctx._out_meta = tuple((a.shape, a.dtype, a.dtype.kind in "fc") for a in outs)
+        ctx._out_meta = tuple((a.shape, a.dtype, a.dtype.kind in "fcV") for a in outs)
     _save(ctx, args, outs, results)
     return tuple(results) if multi else results[0]
 
@@ -430,7 +430,7 @@ def _wrap_tensors(cls, ctx, args, out, record):
             t = o._alias()
         else:
             t = o
-        if record and o._data.dtype.kind in "fc" and not any(o is n for n in nondiff):
+        if record and o._data.dtype.kind in "fcV" and not any(o is n for n in nondiff):
             t._set_history(ctx, nr)
         results.append(t)
     if record:

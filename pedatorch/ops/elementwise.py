@@ -118,7 +118,7 @@ class Div(ArrayFunction):
         ctx.rounding_mode = rounding_mode
         a, b = promote(a, b)
         if rounding_mode is None:
-            if np.result_type(a, b).kind not in "fc":
+            if np.result_type(a, b).kind not in "fcV":
                 f = D.get_default_dtype().np
                 a, b = (a.astype(f) if hasattr(a, "astype") else a), (b.astype(f) if hasattr(b, "astype") else b)
             with np.errstate(divide="ignore", invalid="ignore"):
