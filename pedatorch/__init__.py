@@ -136,8 +136,10 @@ def _copy_of(view_fn):
 # the *_copy twins of the view ops (same values, their own memory)
 for _name in ("view", "t", "permute", "expand", "squeeze", "unsqueeze", "transpose", "unbind", "split",
               "split_with_sizes", "select", "diagonal", "as_strided", "detach", "unfold", "view_as_real",
-              "view_as_complex", "narrow"):
-    globals()[_name + "_copy"] = _copy_of(getattr(Tensor, _name) if hasattr(Tensor, _name) else globals()[_name])
+              "view_as_complex"):
+    if _name + "_copy" not in globals():
+        globals()[_name + "_copy"] = _copy_of(getattr(Tensor, _name) if hasattr(Tensor, _name)
+                                              else globals()[_name])
 alias_copy = _copy_of(lambda t: t)
 slice_copy = _copy_of(lambda t, dim=0, start=None, end=None, step=1: t.narrow(dim, start or 0, (
     (end if end is not None else t.shape[dim]) - (start or 0))) if step == 1 else t[(slice(None),) * dim +
