@@ -12,7 +12,9 @@ from .graph import Node, AccumulateGrad
 from . import graph, function  # noqa: F401
 from .engine import run_backward
 from .._tensor import Tensor
+from .._device import array_module
 from .gradcheck import gradcheck, gradgradcheck
+import numpy as _np
 
 
 __all__ = ["backward", "grad", "Function", "no_grad", "enable_grad", "set_grad_enabled",
@@ -30,8 +32,14 @@ def _as_tuple(x):
     return tuple(x)
 
 
+def _seed(out):
+    """The implicit gradient of a scalar output: a one of its dtype, on its device."""
+    data = out._data
+    xp = _np if type(data) is _np.ndarray else array_module(data)
+    return Tensor._make(xp.ones(data.shape, data.dtype))
+
+
 def _make_grads(outputs, grads, is_grads_batched=False):
-    from .. import ones_like
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -41,7 +49,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 if out._data.dtype.kind not in "fcV":
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but "
                                        f"got {out.dtype}")
-                g = ones_like(out)
+                g = _seed(out)
             result.append(g)
             continue
         if not isinstance(g, Tensor):

@@ -375,20 +375,20 @@ def _save(ctx, args, outs, results):
             continue
         item = None
         if hasattr(s, "dtype") and not isinstance(s, _np.generic):
-            for k, o in enumerate(outs):  # an output?
-                if s is o or s is results[k]:
-                    r = results[k]
-                    if isinstance(r, Tensor):
-                        item = saved_output(r, k) if r.grad_fn is ctx else saved_input(r)
+            for a in args:  # an input?
+                if isinstance(a, Tensor) and (s is a._data or s is a):
+                    if a._is_inference:
+                        raise RuntimeError("Inference tensors cannot be saved for backward. To work around "
+                                           "you can make a clone to get a normal tensor and use it in "
+                                           "autograd.")
+                    item = saved_input(a)
                     break
-            if item is None:  # an input?
-                for a in args:
-                    if isinstance(a, Tensor) and (s is a._data or s is a):
-                        if a._is_inference:
-                            raise RuntimeError("Inference tensors cannot be saved for backward. To work around "
-                                               "you can make a clone to get a normal tensor and use it in "
-                                               "autograd.")
-                        item = saved_input(a)
+            else:
+                for k, o in enumerate(outs):  # an output?
+                    if s is o or s is results[k]:
+                        r = results[k]
+                        if isinstance(r, Tensor):
+                            item = saved_output(r, k) if r.grad_fn is ctx else saved_input(r)
                         break
             if item is None:  # an intermediate array (a mask, a probability table): a constant
                 item = saved_const(s if isinstance(s, Tensor) else Tensor._make(s))

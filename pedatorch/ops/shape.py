@@ -259,6 +259,11 @@ class Expand(ArrayFunction):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
+        if x.ndim == 0 and type(x) is np.ndarray and x.dtype.kind in "fiub":
+            # the backward of every full reduction: one number seen at every position (quick path)
+            out = np.ndarray(shape, x.dtype, buffer=x, strides=(0,) * len(shape))
+            out.flags.writeable = False
+            return out
         # numpy marks broadcast views read-only; an in-place write into one is refused
         # (PyTorch refuses it too: several elements share one memory location)
         out = np.broadcast_to(x, shape)
