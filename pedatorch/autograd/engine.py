@@ -23,6 +23,7 @@ import numpy as np
 
 from .grad_mode import _state
 from .graph import AccumulateGrad
+from .function import _edge_to
 from .._tensor import Tensor
 
 __all__ = ["run_backward"]
@@ -124,8 +125,6 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
     restrict accumulation to (``backward(inputs=...)``).  Returns the captured
     gradients, one per input (None where no gradient arrived).
     """
-    from .function import _edge_to
-
     targets = None
     leaf_targets = {}      # AccumulateGrad node -> index in inputs
     nonleaf_targets = {}   # (node, output_nr) -> index in inputs
