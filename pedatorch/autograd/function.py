@@ -44,8 +44,10 @@ class _FunctionMeta(type):
         super().__init__(name, bases, attrs)
         node_name = attrs.get("node_name") or name + "Backward"
         cls._plain = cls._view_of is None and cls._inplace_of is None
-        cls._backward_cls = type(node_name, (BackwardNode,), {"_function": cls, "__module__": cls.__module__,
-                                                              "__slots__": ()})
+        attrs = {"_function": cls, "__module__": cls.__module__, "__slots__": ()}
+        if not cls._array_forward:  # a learner's Function: PyTorch shows its node's module in the repr
+            attrs["_repr_prefix"] = "torch.autograd.function."
+        cls._backward_cls = type(node_name, (BackwardNode,), attrs)
 
 
 class BackwardNode(Node):

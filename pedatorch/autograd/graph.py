@@ -84,8 +84,10 @@ class Node:
     def _sequence_nr(self):
         return self._seq_nr
 
+    _repr_prefix = ""
+
     def __repr__(self):
-        return f"<{type(self).__name__} object at {id(self):#x}>"
+        return f"<{self._repr_prefix}{type(self).__name__} object at {id(self):#x}>"
 
     # -- ctx API (used inside Function.forward / backward)
     def save_for_backward(self, *tensors):
