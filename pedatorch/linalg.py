@@ -858,37 +858,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 # ====================================================================== cross, diagonal, vecdot, matrix_power
 
-class LinalgCross(ArrayFunction):
-    """c = a x b along dim;   ga = conj(b) x g,   gb = g x conj(a)"""
-    node_name = "LinalgCrossBackward0"
-
-    @staticmethod
-    def forward(ctx, a, b, dim):
-        ctx.save_for_backward(a, b)
-        ctx.dim = dim
-        a, b = np.broadcast_arrays(a, b)
-        return np.cross(a, b, axis=dim)
-
-    @staticmethod
-    def backward(ctx, g):
-        a, b = ctx.saved_tensors
-        return (cross(_conj(b), g, dim=ctx.dim) if ctx.needs_input_grad[0] else None,
-                cross(g, _conj(a), dim=ctx.dim) if ctx.needs_input_grad[1] else None, None)
-
-
 def cross(input, other, *, dim=-1, out=None):
-    a, b = input._data, other._data
-    if a.ndim != b.ndim:
-        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
-    d = wrap_dim(dim, a.ndim)
-    if a.shape[d] != 3 or b.shape[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
-                           f"{b.shape[d]}")
-    from .ops._util import broadcast_shapes_or_raise
-    broadcast_shapes_or_raise(a.shape, b.shape)
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {_type_word(a.dtype)} but found {_type_word(b.dtype)}")
-    r = LinalgCross.apply(input, other, d)
+    from .ops.manip import linalg_cross
+    r = linalg_cross(input, other, dim)
     return r if out is None else write_out(out, r)
 
 

@@ -120,14 +120,9 @@ class Mm(ArrayFunction):
                 mm(_mH(a), grad) if ctx.needs_input_grad[1] else None)
 
 
-class Bmm(ArrayFunction):
+class Bmm(Mm):
     """C[i] = A[i] @ B[i] (batches of matrices);   dA = dC @ B^H,   dB = A^H @ dC  (per batch)"""
     node_name = "BmmBackward0"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return np.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad):

@@ -599,17 +599,8 @@ class NarrowCopy(ArrayFunction):
 
 
 def narrow_copy(input, dim, start, length, *, out=None):
-    n = input._data.ndim
-    d = wrap_dim(dim, n)
-    if isinstance(start, Tensor):
-        start = int(start.item())
-    size = input._data.shape[d]
-    if start < 0:
-        start += size
-    if not 0 <= start <= size or length < 0 or start + length > size:
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    key = (slice(None),) * d + (slice(start, start + length),)
-    return write_out(out, NarrowCopy.apply(input, key))
+    from .shape import narrow_key
+    return write_out(out, NarrowCopy.apply(input, narrow_key(input, dim, start, length)))
 
 
 class BlockDiag(ArrayFunction):
@@ -726,34 +717,36 @@ def kron(input, other, *, out=None):
 
 
 class LinalgCross(ArrayFunction):
-    """out = a x b (3-vectors along dim);  da = b x grad,  db = grad x a"""
+    """out = a x b (3-vectors along dim);  da = conj(b) x grad,  db = grad x conj(a)"""
     node_name = "LinalgCrossBackward0"
 
     @staticmethod
     def forward(ctx, a, b, dim):
         ctx.save_for_backward(a, b)
         ctx.dim = dim
+        a, b = np.broadcast_arrays(a, b)
         return np.cross(a, b, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        ga = _linalg_cross(b, grad, ctx.dim) if ctx.needs_input_grad[0] else None
-        gb = _linalg_cross(grad, a, ctx.dim) if ctx.needs_input_grad[1] else None
+        ga = linalg_cross(b.conj(), grad, ctx.dim) if ctx.needs_input_grad[0] else None
+        gb = linalg_cross(grad, a.conj(), ctx.dim) if ctx.needs_input_grad[1] else None
         return ga, gb, None
 
 
-def _linalg_cross(input, other, dim):
+def linalg_cross(input, other, dim=-1):
+    """The cross product of 3-vectors along ``dim`` (``torch.linalg.cross``; ``torch.cross`` with a dim)."""
     x, y = input._data, other._data
     if x.ndim != y.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     d = wrap_dim(dim, x.ndim)
-    if x.dtype != y.dtype:
-        raise RuntimeError(f"expected scalar type {_type_word(x.dtype)} but found {_type_word(y.dtype)}")
     if x.shape[d] != 3 or y.shape[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {x.shape[d]} and "
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {x.shape[d]} and "
                            f"{y.shape[d]}")
     broadcast_shapes_or_raise(x.shape, y.shape)
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"expected scalar type {_type_word(x.dtype)} but found {_type_word(y.dtype)}")
     return LinalgCross.apply(input, other, d)
 
 
@@ -767,7 +760,7 @@ def cross(input, other, dim=None, *, out=None):
         if not dims3:
             raise RuntimeError("no dimension of size 3 in input")
         dim = dims3[0]
-    return write_out(out, _linalg_cross(input, other, dim))
+    return write_out(out, linalg_cross(input, other, dim))
 
 
 # ====================================================================== registration

@@ -490,9 +490,9 @@ def select(input, dim, index):
     return Select.apply(input, key)
 
 
-def narrow(input, dim, start, length):
-    n = input._data.ndim
-    d = wrap_dim(dim, n)
+def narrow_key(input, dim, start, length):
+    """The basic-index key of ``narrow(dim, start, length)``, checked as PyTorch checks it."""
+    d = wrap_dim(dim, input._data.ndim)
     if isinstance(start, Tensor):
         start = int(start.item())
     size = input._data.shape[d]
@@ -500,8 +500,11 @@ def narrow(input, dim, start, length):
         start += size
     if not 0 <= start <= size or length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    key = (slice(None),) * d + (slice(start, start + length),)
-    return Slice.apply(input, key)
+    return (slice(None),) * d + (slice(start, start + length),)
+
+
+def narrow(input, dim, start, length):
+    return Slice.apply(input, narrow_key(input, dim, start, length))
 
 
 def _slices_along(input, dim, bounds, cls=Slice):
