@@ -203,3 +203,5 @@ def get_deterministic_debug_mode():
 
 def set_deterministic_debug_mode(mode):
     pass
+
+from . import nn, optim, utils  # noqa: E402,F401  (torch.nn, torch.optim, torch.utils.data as in PyTorch)
