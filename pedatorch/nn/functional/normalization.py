@@ -1,0 +1,375 @@
+"""Normalization: ``batch_norm``, ``instance_norm``, ``layer_norm``, ``group_norm``, ``rms_norm``,
+``local_response_norm``, ``normalize``.
+
+batch/layer/group norm share one recipe: over a set of reduction axes R,
+
+    mean = E_R[x],   var = E_R[(x - mean)^2] (biased),   rstd = 1 / sqrt(var + eps)
+    xhat = (x - mean) * rstd,   out = xhat * w + b
+
+and one closed-form backward (gw = grad * w, N = |R|):
+
+    dx = rstd * (gw - E_R[gw] - xhat * E_R[gw * xhat])
+    dw = sum(grad * xhat) over the axes w is broadcast along,   db = sum(grad) likewise
+
+Each is one ``ArrayFunction`` with PyTorch's node name (``NativeBatchNormBackward0`` ...).  The backward
+is written in Tensor ops; when it is itself recorded (``create_graph=True``), mean and rstd are recomputed
+from the input tensor so that the second derivative sees them as the functions of x they are.
+"""
+import numbers
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...autograd.function import ArrayFunction
+from ...autograd.grad_mode import _state, no_grad
+from ...ops._util import shape_str
+
+__all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm",
+           "normalize"]
+
+
+def _acc(dt):
+    """The accumulation dtype of the statistics (PyTorch's CPU acc_type: double for float)."""
+    return np.float64 if dt in (np.float32, np.float64) else np.float32
+
+
+def _recomputed_stats(x, axes, eps):
+    """mean and rstd as Tensor functions of x (for a differentiable backward)."""
+    mean = x.mean(axes, keepdim=True)
+    d = x - mean
+    return mean, ((d * d).mean(axes, keepdim=True) + eps).rsqrt()
+
+
+def _normalized_grad(gw, xhat, rstd, axes):
+    """dx = rstd * (gw - E[gw] - xhat * E[gw * xhat]) over ``axes``."""
+    return rstd * (gw - gw.mean(axes, keepdim=True) - xhat * (gw * xhat).mean(axes, keepdim=True))
+
+
+# ====================================================================== batch norm
+
+class NativeBatchNorm(ArrayFunction):
+    """Training: per channel c over (N, *): xhat = (x - mean) * rstd with the biased batch variance;
+    running stats <- (1 - momentum) * running + momentum * (mean, unbiased var).
+    Evaluation: xhat = (x - running_mean) / sqrt(running_var + eps).  out = xhat * w + b.
+    dx (training) = rstd * (gw - E[gw] - xhat * E[gw * xhat]);  dx (eval) = grad * w * rstd;
+    dw = sum(grad * xhat), db = sum(grad) over (N, *)."""
+    node_name = "NativeBatchNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b, rm, rv, training, momentum, eps):
+        C = x.shape[1]
+        axes = (0,) + tuple(range(2, x.ndim))
+        bshape = (1, C) + (1,) * (x.ndim - 2)
+        n = x.size // C if C else 0
+        acc = _acc(x.dtype)
+        if training:
+            mean = np.mean(x, axis=axes, dtype=acc)
+            d = x - mean.astype(x.dtype).reshape(bshape)
+            var_sum = np.sum(np.square(d), axis=axes, dtype=acc)
+            var = var_sum / n
+            rstd = 1.0 / np.sqrt(var + eps)
+            if rm is not None:
+                rm[...] = (momentum * mean + (1 - momentum) * rm.astype(acc)).astype(rm.dtype)
+            if rv is not None:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    unbiased = var_sum / (n - 1)
+                rv[...] = (momentum * unbiased + (1 - momentum) * rv.astype(acc)).astype(rv.dtype)
+        else:
+            mean = rm.astype(acc)
+            rstd = 1.0 / np.sqrt(rv.astype(acc) + eps)
+        mean_b = mean.astype(x.dtype).reshape(bshape)
+        rstd_b = rstd.astype(x.dtype).reshape(bshape)
+        alpha = rstd_b if w is None else rstd_b * w.reshape(bshape)
+        beta = -mean_b * alpha if b is None else b.reshape(bshape) - mean_b * alpha
+        out = x * alpha + beta
+        ctx.training, ctx.eps, ctx.axes, ctx.bshape = training, eps, axes, bshape
+        ctx.has_w = w is not None
+        ctx.save_for_backward(x, w, mean_b, rstd_b)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w, mean, rstd = ctx.saved_tensors
+        axes, bshape = ctx.axes, ctx.bshape
+        need = ctx.needs_input_grad
+        if ctx.training and _state.enabled:
+            mean, rstd = _recomputed_stats(x, axes, ctx.eps)
+        xhat = (x - mean) * rstd
+        wb = w.reshape(bshape) if w is not None else None
+        gx = gw = gb = None
+        if need[0]:
+            g = grad * wb if wb is not None else grad
+            gx = _normalized_grad(g, xhat, rstd, axes) if ctx.training else g * rstd
+        if len(need) > 1 and need[1]:
+            gw = (grad * xhat).sum(axes)
+        if len(need) > 2 and need[2]:
+            gb = grad.sum(axes)
+        return gx, gw, gb, None, None, None, None, None
+
+
+def _verify_batch_size(size):
+    prod = size[0]
+    for s in size[2:]:
+        prod *= s
+    if prod == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"torch.Size({list(size)})")
+
+
+def _check_features(name, num_features, t):
+    if t is not None and t.numel() != num_features:
+        raise RuntimeError(f"{name} should contain {num_features} elements not {t.numel()}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+               eps=1e-5):
+    """Batch normalization over (N, C, *): statistics per channel C (see ``NativeBatchNorm``)."""
+    if training:
+        _verify_batch_size(input.shape)
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    num_features = input.shape[1] if input.dim() > 1 else 0
+    if running_mean is not None:
+        _check_features("running_mean", num_features, running_mean)
+    elif not training:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    if running_var is not None:
+        _check_features("running_var", num_features, running_var)
+    elif not training:
+        raise RuntimeError("running_var must be defined in evaluation mode")
+    _check_features("weight", num_features, weight)
+    _check_features("bias", num_features, bias)
+    if momentum is None:
+        momentum = 0.0
+    out = NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, bool(training),
+                                float(momentum), float(eps))
+    if training:
+        for t in (running_mean, running_var):
+            if t is not None:
+                t._bump_version()
+    return out
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Batch norm of each (sample, channel) plane: input viewed as (1, N*C, *), as PyTorch composes it."""
+    if use_input_stats:
+        size = input.shape
+        prod = 1
+        for s in size[2:]:
+            prod *= s
+        if prod == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                             f"torch.Size({list(size)})")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    shape = list(input.shape)
+    b, c = shape[0], shape[1]
+    shape[1] = b * c
+    shape[0] = 1
+
+    def rep(t):
+        return t.repeat(b) if t is not None else None
+
+    weight_, bias_ = rep(weight), rep(bias)
+    running_mean_, running_var_ = rep(running_mean), rep(running_var)
+    input_reshaped = input.contiguous().view(shape)
+    out = batch_norm(input_reshaped, running_mean_, running_var_, weight_, bias_, use_input_stats, momentum,
+                     eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(running_mean_.view(b, c).mean(0, False))
+        if running_var is not None:
+            running_var.copy_(running_var_.view(b, c).mean(0, False))
+    return out.view(input.shape)
+
+
+# ====================================================================== layer norm
+
+class NativeLayerNorm(ArrayFunction):
+    """Over the last k dims: xhat = (x - mean) * rstd;  out = xhat * w + b.
+    dx = rstd * (gw - E[gw] - xhat * E[gw * xhat]);  dw = sum(grad * xhat), db = sum(grad) over the leading dims"""
+    node_name = "NativeLayerNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, k, w, b, eps):
+        axes = tuple(range(x.ndim - k, x.ndim))
+        mean = np.mean(x, axis=axes, keepdims=True)
+        d = x - mean
+        var = np.mean(np.square(d), axis=axes, keepdims=True)
+        rstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
+        xhat = d
+        xhat *= rstd
+        out = xhat * w if w is not None else xhat.copy()
+        if b is not None:
+            out += b
+        ctx.axes, ctx.eps, ctx.lead = axes, eps, tuple(range(x.ndim - k))
+        ctx.save_for_backward(x, w, xhat, rstd)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w, xhat, rstd = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if _state.enabled:
+            mean, rstd = _recomputed_stats(x, ctx.axes, ctx.eps)
+            xhat = (x - mean) * rstd
+        gx = gw = gb = None
+        if need[0]:
+            g = grad * w if w is not None else grad
+            gx = _normalized_grad(g, xhat, rstd, ctx.axes)
+        if need[2]:
+            gw = (grad * xhat).sum(ctx.lead) if ctx.lead else grad * xhat
+        if need[3]:
+            gb = grad.sum(ctx.lead) if ctx.lead else grad
+        return gx, None, gw, gb, None
+
+
+def _shape_list(normalized_shape):
+    if isinstance(normalized_shape, numbers.Integral):
+        return [int(normalized_shape)]
+    return [int(s) for s in normalized_shape]
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Layer normalization over the last ``len(normalized_shape)`` dims (see ``NativeLayerNorm``)."""
+    ns = _shape_list(normalized_shape)
+    k = len(ns)
+    if k < 1:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {shape_str(ns)}")
+    if weight is not None and list(weight.shape) != ns:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{shape_str(weight.shape)} and normalized_shape = {shape_str(ns)}")
+    if bias is not None and list(bias.shape) != ns:
+        raise RuntimeError(f"Expected bias to be of same shape as normalized_shape, but got bias of shape "
+                           f"{shape_str(bias.shape)} and normalized_shape = {shape_str(ns)}")
+    shape = list(input.shape)
+    if len(shape) < k or shape[len(shape) - k:] != ns:
+        raise RuntimeError(f"Given normalized_shape={shape_str(ns)}, expected input with shape "
+                           f"[*, {', '.join(str(s) for s in ns)}], but got input of size{shape_str(shape)}")
+    return NativeLayerNorm.apply(input, k, weight, bias, float(eps))
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x * rsqrt(mean(x^2 over the last dims) + eps) * w, composed as PyTorch does (eps defaults to the
+    dtype's machine epsilon)."""
+    ns = _shape_list(normalized_shape)
+    shape = list(input.shape)
+    k = len(ns)
+    if len(shape) < k or shape[len(shape) - k:] != ns:
+        raise RuntimeError(f"Given normalized_shape={shape_str(ns)}, expected input with shape "
+                           f"[*{', '.join(str(s) for s in ns)}], but got input of size{shape_str(shape)}")
+    if weight is not None and list(weight.shape) != ns:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{shape_str(weight.shape)} and normalized_shape = {shape_str(ns)}")
+    if eps is None:
+        eps = float(np.finfo(input._data.dtype).eps) if input._data.dtype.kind == "f" else \
+            float(np.finfo(np.float32).eps)
+    dims = tuple(range(len(shape) - k, len(shape)))
+    result = input.mul((input.pow(2).mean(dims, keepdim=True) + eps).rsqrt())
+    if weight is not None:
+        result = result.mul(weight)
+    return result
+
+
+# ====================================================================== group norm
+
+class NativeGroupNorm(ArrayFunction):
+    """(N, C, *) seen as (N, G, C/G * prod(*)): statistics per (sample, group); w, b per channel.
+    dx = rstd * (gw - E[gw] - xhat * E[gw * xhat]) per group;  dw = sum(grad * xhat), db = sum(grad)"""
+    node_name = "NativeGroupNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, G, w, b, eps):
+        N, C = x.shape[0], x.shape[1]
+        xg = x.reshape(N, G, -1)
+        mean = np.mean(xg, axis=2, keepdims=True)
+        d = xg - mean
+        var = np.mean(np.square(d), axis=2, keepdims=True)
+        rstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
+        xhat = (d * rstd).reshape(x.shape)
+        bshape = (1, C) + (1,) * (x.ndim - 2)
+        out = xhat * w.reshape(bshape) if w is not None else xhat.copy()
+        if b is not None:
+            out += b.reshape(bshape)
+        ctx.G, ctx.eps, ctx.bshape = G, eps, bshape
+        ctx.axes = (0,) + tuple(range(2, x.ndim))
+        ctx.save_for_backward(x, w, xhat, rstd)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w, xhat, rstd = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        shape = x.shape
+        N, G = shape[0], ctx.G
+        if _state.enabled:
+            mean, rstd = _recomputed_stats(x.reshape(N, G, -1), (2,), ctx.eps)
+            xhat = ((x.reshape(N, G, -1) - mean) * rstd).reshape(shape)
+        gx = gw = gb = None
+        if need[0]:
+            g = grad * w.reshape(ctx.bshape) if w is not None else grad
+            gx = _normalized_grad(g.reshape(N, G, -1), xhat.reshape(N, G, -1), rstd, (2,)).reshape(shape)
+        if need[2]:
+            gw = (grad * xhat).sum(ctx.axes)
+        if need[3]:
+            gb = grad.sum(ctx.axes)
+        return gx, None, gw, gb, None
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Group normalization: channels split into ``num_groups`` groups, statistics per (sample, group)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    shape = list(input.shape)
+    _verify_batch_size([shape[0] * shape[1] // num_groups, num_groups] + shape[2:])
+    C = shape[1]
+    if C % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {shape_str(shape)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != C):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {shape_str(t.shape)} and input of shape {shape_str(shape)}")
+    return NativeGroupNorm.apply(input, int(num_groups), weight, bias, float(eps))
+
+
+# ====================================================================== local response norm, normalize
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """x / (k + alpha * mean of x^2 over a window of ``size`` channels)^beta, composed as PyTorch does
+    (the window average is the sum of ``size`` shifted slices of the zero-padded squares, over size)."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} "
+                         f"dimensions)")
+    if input.numel() == 0:
+        return input
+    from ...ops.manip import constant_pad_nd
+    div = input.mul(input)
+    sizes = input.shape
+    C = sizes[1]
+    if dim == 3:
+        padded = constant_pad_nd(div, (0, 0, size // 2, (size - 1) // 2))
+    else:
+        div = div.view(sizes[0], sizes[1], sizes[2], -1)
+        padded = constant_pad_nd(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+    acc = padded.narrow(1, 0, C)
+    for i in range(1, size):
+        acc = acc + padded.narrow(1, i, C)
+    div = (acc / size).view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """v / max(||v||_p, eps) along ``dim``."""
+    from ...ops.elementwise import div as _div
+    if out is None:
+        denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+        return input / denom
+    denom = input.norm(p, dim, keepdim=True).clamp_min_(eps).expand_as(input)
+    return _div(input, denom, out=out)

@@ -1,0 +1,188 @@
+"""Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d (PyTorch's initialisation and repr)."""
+import math
+
+from ...ops.creation import empty
+from ..parameter import Parameter
+from .. import functional as F, init
+from .module import Module
+
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
+
+
+def _ntuple(n):
+    def parse(x):
+        if isinstance(x, (list, tuple)):
+            return tuple(x)
+        return (x,) * n
+    return parse
+
+
+class _ConvNd(Module):
+    _n = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
+                 output_padding, groups, bias, padding_mode, device=None, dtype=None):
+        super().__init__()
+        tup = _ntuple(self._n)
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        valid_padding_strings = {"same", "valid"}
+        if isinstance(padding, str):
+            if padding not in valid_padding_strings:
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}")
+            if padding == "same" and any(s != 1 for s in tup(stride)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got padding_mode='{padding_mode}'")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = tup(kernel_size)
+        self.stride = tup(stride)
+        self.padding = padding if isinstance(padding, str) else tup(padding)
+        self.dilation = tup(dilation)
+        self.transposed = transposed
+        self.output_padding = tup(output_padding)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        if isinstance(self.padding, str):
+            self._reversed_padding_repeated_twice = [0, 0] * len(self.kernel_size)
+            if padding == "same":
+                for d, k, i in zip(self.dilation, self.kernel_size, range(len(self.kernel_size) - 1, -1, -1)):
+                    total = d * (k - 1)
+                    left = total // 2
+                    self._reversed_padding_repeated_twice[2 * i] = left
+                    self._reversed_padding_repeated_twice[2 * i + 1] = total - left
+        else:
+            self._reversed_padding_repeated_twice = [p for p in reversed(self.padding) for _ in range(2)]
+        kw = {"device": device, "dtype": dtype}
+        if transposed:
+            self.weight = Parameter(empty((in_channels, out_channels // groups, *self.kernel_size), **kw))
+        else:
+            self.weight = Parameter(empty((out_channels, in_channels // groups, *self.kernel_size), **kw))
+        if bias:
+            self.bias = Parameter(empty(out_channels, **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self):
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * len(self.padding):
+            s += ", padding={padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += ", dilation={dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += ", output_padding={output_padding}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**self.__dict__)
+
+    def _padded(self, input):
+        return F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+
+
+class Conv1d(_ConvNd):
+    _n = 1
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
+                         padding_mode, device, dtype)
+
+    def forward(self, input):
+        if self.padding_mode != "zeros":
+            return F.conv1d(self._padded(input), self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class Conv2d(_ConvNd):
+    _n = 2
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
+                         padding_mode, device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            return F.conv2d(self._padded(input), weight, bias, self.stride, 0, self.dilation, self.groups)
+        return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv3d(_ConvNd):
+    _n = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
+                         padding_mode, device, dtype)
+
+    def forward(self, input):
+        if self.padding_mode != "zeros":
+            return F.conv3d(self._padded(input), self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class _ConvTransposeNd(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, True, output_padding,
+                         groups, bias, padding_mode, device, dtype)
+
+    def _output_padding(self, input, output_size):
+        if output_size is None:
+            return self.output_padding
+        n = self._n
+        output_size = list(output_size)[-n:]
+        spatial = input.shape[-n:]
+        min_sizes = [(spatial[d] - 1) * self.stride[d] - 2 * self.padding[d] + self.dilation[d] *
+                     (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        res = []
+        for d in range(n):
+            max_size = min_sizes[d] + self.stride[d] - 1
+            if not min_sizes[d] <= output_size[d] <= max_size:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from "
+                                 f"{min_sizes} to {[m + s - 1 for m, s in zip(min_sizes, self.stride)]} (for an "
+                                 f"input of {list(spatial)})")
+            res.append(output_size[d] - min_sizes[d])
+        return tuple(res)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _n = 1
+
+    def forward(self, input, output_size=None):
+        op = self._output_padding(input, output_size)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                  self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    _n = 2
+
+    def forward(self, input, output_size=None):
+        op = self._output_padding(input, output_size)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                  self.dilation)
