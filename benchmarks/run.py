@@ -86,6 +86,79 @@ def overhead(lib):
     return step
 
 
+def _train_step(lib, model, make_batch, loss_fn):
+    """One SGD training step of ``model`` on a fixed batch: forward, loss, backward, update."""
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x, y = make_batch()
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return step
+
+
+def _data(lib, shape, classes=None, seed=0):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    x = lib.tensor(rng.standard_normal(shape).astype(np.float32))
+    if classes is None:
+        return x
+    return x, lib.tensor(rng.integers(0, classes, shape[0]))
+
+
+@workload
+def mlp(lib):
+    """MLP 784-256-256-10, batch 128, cross-entropy, SGD with momentum."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
+    return _train_step(lib, model, lambda: _data(lib, (128, 784), 10), nn.CrossEntropyLoss())
+
+
+@workload
+def lenet(lib):
+    """LeNet-5 on 1x28x28 inputs, batch 64."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+        nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
+    return _train_step(lib, model, lambda: _data(lib, (64, 1, 28, 28), 10), nn.CrossEntropyLoss())
+
+
+@workload
+def lstm(lib):
+    """LSTM(32 -> 64) over length-35 sequences, batch 16, a linear head on the last step."""
+    nn = lib.nn
+    lib.manual_seed(0)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.LSTM(32, 64, batch_first=True)
+            self.head = nn.Linear(64, 10)
+
+        def forward(self, x):
+            out, _ = self.rnn(x)
+            return self.head(out[:, -1])
+
+    return _train_step(lib, Net(), lambda: _data(lib, (16, 35, 32), 10), nn.CrossEntropyLoss())
+
+
+@workload
+def encoder(lib):
+    """One TransformerEncoderLayer(d_model=128, nhead=4, ff=512), batch 16 x length 32, MSE loss."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    model = nn.TransformerEncoderLayer(128, 4, dim_feedforward=512, dropout=0.0, batch_first=True)
+    return _train_step(lib, model, lambda: (_data(lib, (16, 32, 128)), _data(lib, (16, 32, 128), seed=1)),
+                       nn.MSELoss())
+
+
 # --------------------------------------------------------------------------- timing
 
 

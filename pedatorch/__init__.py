@@ -77,7 +77,13 @@ def can_cast(from_, to):
 
 
 def typename(obj):
-    return obj.type() if isinstance(obj, Tensor) else type(obj).__name__
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    qualname = getattr(obj, "__qualname__", None) or type(obj).__qualname__
+    if module in ("", "builtins"):
+        return qualname
+    return module + "." + qualname
 
 
 def get_default_device():

@@ -388,7 +388,9 @@ class Tensor:
 
     def _wrap_dim(self, dim):
         n = self._data.ndim
-        lo, hi = (-1, 0) if n == 0 else (-n, n - 1)
+        if n == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        lo, hi = -n, n - 1
         if not lo <= dim <= hi:
             raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
                              f"but got {dim})")

@@ -5,7 +5,4 @@ from .modules import *  # noqa: F401,F403
 from .modules import Module, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
 from .modules.module import (register_module_forward_pre_hook, register_module_forward_hook,  # noqa: F401
                              register_module_full_backward_hook)
-try:
-    from . import utils  # noqa: F401  (being written)
-except ImportError:  # pragma: no cover
-    pass
+from . import utils  # noqa: F401,E402

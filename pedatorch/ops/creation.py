@@ -24,7 +24,9 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack", "zeros
 _pyrange = range
 
 
-def _size_arg(size):
+def _size_arg(size, fn="zeros"):
+    if len(size) == 0:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
     if len(size) == 1 and not isinstance(size[0], numbers.Integral):
         size = size[0]
     try:
@@ -209,12 +211,12 @@ def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    return _finish(np.ones(_size_arg(size), _dtype_or_default(dtype)), device, requires_grad, out)
+    return _finish(np.ones(_size_arg(size, "ones"), _dtype_or_default(dtype)), device, requires_grad, out)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
-    return _finish(np.zeros(_size_arg(size), _dtype_or_default(dtype)), device, requires_grad, out)
+    return _finish(np.zeros(_size_arg(size, "empty"), _dtype_or_default(dtype)), device, requires_grad, out)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
@@ -241,7 +243,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     np_dt = dtype.np if dtype is not None else _fill_dtype(fill_value)
-    return _finish(np.full(_size_arg((size,)), fill_value, np_dt), device, requires_grad, out)
+    return _finish(np.full(_size_arg((size,), "full"), fill_value, np_dt), device, requires_grad, out)
 
 
 def _like(input, dtype, device):

@@ -15,7 +15,8 @@ class Cat(ArrayFunction):
     @staticmethod
     def forward(ctx, dim, *arrays):
         ctx.dim = dim
-        ctx.sizes = [a.shape[dim] if a.ndim else 0 for a in arrays]
+        ctx.sizes = [a.shape[dim] if a.ndim > dim else 0 for a in arrays]
+        ctx.shapes = [a.shape for a in arrays]
         dt = result_np_dtype(*arrays)
         return np.concatenate([a.astype(dt, copy=False) for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]
                               or [arrays[0]], axis=dim)
@@ -23,8 +24,9 @@ class Cat(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         out, start = [None], 0
-        for n in ctx.sizes:
-            out.append(grad.narrow(ctx.dim, start, n) if n else None)
+        for n, shape in zip(ctx.sizes, ctx.shapes):
+            # an empty input (the legacy 1-D ``tensor([])`` too) gets an empty gradient of its own shape
+            out.append(grad.narrow(ctx.dim, start, n) if n else grad.new_zeros(shape))
             start += n
         return tuple(out)
 

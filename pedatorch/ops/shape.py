@@ -1223,6 +1223,9 @@ _INPLACE_VIEW_NODES = {}
 
 def _inplace_meta(self, viewed, node_name):
     """``t_()``, ``squeeze_()``: this tensor takes the view's shape/strides (and, recorded, its node)."""
+    from ..autograd.grad_mode import _state
+    if _state.enabled and self._requires_grad and self.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if viewed.grad_fn is not None:
         node = viewed.grad_fn
         cls = _INPLACE_VIEW_NODES.get((type(node), node_name))

@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...autograd.function import ArrayFunction
+from ..._device import array_module
 from ..._tensor import Tensor
 
 __all__ = [
@@ -215,7 +216,8 @@ class PackPaddedSequence(ArrayFunction):
         t_idx, b_idx = _packed_positions(batch_sizes, xt.shape[0])  # steps past T have no rows (as torch)
         ctx.in_shape, ctx.batch_first = x.shape, batch_first
         ctx.t_idx, ctx.b_idx = t_idx, b_idx
-        return xt[t_idx, b_idx]
+        xp = array_module(x)
+        return xt[xp.asarray(t_idx), xp.asarray(b_idx)]
 
     @staticmethod
     def backward(ctx, grad):
@@ -383,6 +385,9 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     if first.dim() == 0:
         raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
     trailing = tuple(first.shape[1:])
+    for s in sequences:
+        if s.dim() == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     lens = np.array([s.size(0) for s in sequences], dtype=np.int64)
     max_len = int(lens.max())
 
