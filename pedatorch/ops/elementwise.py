@@ -90,7 +90,9 @@ class Mul(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        needs = ctx.needs_input_grad
+        if needs:  # da needs b, db needs a (PyTorch saves no more than that)
+            ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
         a, b = promote(a, b)
         return a * b
 
@@ -114,7 +116,9 @@ class Div(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode=None):
-        ctx.save_for_backward(a, b)
+        needs = ctx.needs_input_grad
+        if needs:  # da needs b; db needs a and b
+            ctx.save_for_backward(a if needs[1] else None, b)
         ctx.rounding_mode = rounding_mode
         a, b = promote(a, b)
         if rounding_mode is None:
@@ -459,14 +463,22 @@ RemainderScalarFirst._backward_cls.name = _not_implemented_name
 
 # ====================================================================== unary math
 
+# what each op's derivative reads, as PyTorch saves it ("out": the result, "x": the input): saving
+# only that matters, because an in-place change of anything saved makes backward refuse
+_SAVES = {"Exp": "out", "Exp2": "out", "Expm1": "out", "Sqrt": "out", "Rsqrt": "out", "Tan": "out",
+          "Tanh": "out", "Sigmoid": "out", "Erfinv": "out", "Reciprocal": "out", "Sinc": "both",
+          "Deg2rad": "", "Rad2deg": "", "Floor": "", "Ceil": "", "Trunc": "", "Frac": "", "Sign": ""}
+
+
 def _unary(name, node_name, kernel, derivative, doc, keep_int=False):
     """Make a one-input op: ``kernel(x_array)``; ``derivative(x, out, grad)`` with Tensors."""
+    saves = _SAVES.get(name, "x")
 
     def forward(ctx, x):
         xx = x if keep_int else to_float(x)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             out = kernel(xx)
-        ctx.save_for_backward(x, out)
+        ctx.save_for_backward(x if saves in ("x", "both") else None, out if saves in ("out", "both") else None)
         return out
 
     def backward(ctx, grad):
@@ -792,16 +804,23 @@ class Lerp(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b, w):
-        ctx.save_for_backward(a, b, w if hasattr(w, "dtype") else None)
-        ctx.w = w if not hasattr(w, "dtype") else None
+        weight_is_tensor = hasattr(w, "dtype")
+        if weight_is_tensor:  # only the weight's own gradient needs a and b
+            ctx.save_for_backward(a, b, w)
+        ctx.w = None if weight_is_tensor else w
         a, b = promote(a, b)
-        return a + w * (b - a)
+        diff = b - a
+        # PyTorch's two-sided formula: exact at w = 0 and at w = 1
+        if weight_is_tensor:
+            return np.where(np.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
+        return a + w * diff if abs(w) < 0.5 else b - diff * (1 - w)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, wt = ctx.saved_tensors
-        w = wt if wt is not None else ctx.w
-        return grad * (1 - w), grad * w, (grad * (b - a) if wt is not None else None)
+        if ctx.w is not None:
+            return grad * (1 - ctx.w), grad * ctx.w, None
+        a, b, w = ctx.saved_tensors
+        return grad * (1 - w), grad * w, grad * (b - a)
 
 
 class LerpTensor(Lerp):
@@ -816,8 +835,9 @@ class AddCMul(ArrayFunction):
     def forward(ctx, x, t1, t2, value):
         ctx.save_for_backward(t1, t2)
         ctx.value = value
-        p = np.multiply(*promote(t1, t2))
-        return np.add(*promote(x, p * value if value != 1 else p))
+        t1, t2 = promote(t1, t2)
+        p = t1 * value * t2 if value != 1 else t1 * t2  # PyTorch's order: (value * t1) * t2
+        return np.add(*promote(x, p))
 
     @staticmethod
     def backward(ctx, grad):
@@ -834,8 +854,9 @@ class AddCDiv(ArrayFunction):
     def forward(ctx, x, t1, t2, value):
         ctx.save_for_backward(t1, t2)
         ctx.value = value
-        q = np.true_divide(*promote(t1, t2))
-        return np.add(*promote(x, q * value if value != 1 else q))
+        t1, t2 = promote(t1, t2)
+        q = t1 * value / t2 if value != 1 else t1 / t2  # PyTorch's order: (value * t1) / t2
+        return np.add(*promote(x, q))
 
     @staticmethod
     def backward(ctx, grad):
