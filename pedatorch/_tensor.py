@@ -445,6 +445,8 @@ class Tensor:
         """True when the elements lie in row-major order with no gaps (size-1 dims don't count)."""
         expected = 1
         shape, strides, item = self._data.shape, self._data.strides, self._data.itemsize
+        if 0 in shape:
+            return True  # no elements: any layout is contiguous
         if memory_format is channels_last and len(shape) == 4:
             order = (1, 3, 2, 0)
         else:

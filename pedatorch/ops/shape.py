@@ -332,7 +332,7 @@ def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
     shape = broadcast_shapes(*(t.shape for t in tensors))
-    return tuple(expand(t, shape) for t in tensors)
+    return tuple(t if t.shape == shape else expand(t, shape) for t in tensors)
 
 
 class Squeeze(ArrayFunction):

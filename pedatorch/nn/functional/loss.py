@@ -1,0 +1,1356 @@
+"""Loss functions (``F.mse_loss``, ``F.cross_entropy``, ``F.nll_loss``, ...), as PyTorch 2.13 computes them.
+
+Each loss reduces with ``reduction='none' | 'mean' | 'sum'``; the deprecated ``size_average`` and
+``reduce`` arguments, where PyTorch still takes them, override ``reduction`` with PyTorch's warning.
+
+PyTorch writes some losses as one kernel with its own backward (``MseLossBackward0``,
+``NllLossBackward0``, ``BinaryCrossEntropyBackward0``, ...): those are ``ArrayFunction``s here, with the
+same formulas (the backward in Tensor ops, so double backward works).  The others are compositions of
+ops exactly as PyTorch composes them (``l1_loss`` is ``(input - target).abs().mean()``,
+``cross_entropy`` is ``log_softmax`` then ``nll_loss``), so their ``grad_fn`` chains match PyTorch's.
+Where PyTorch's C++ code combines a tensor with a C++ number (``x + eps``, ``(1 - s) * loss``), it
+records ``AddBackward1``/``MulBackward1``/``DivBackward1``/``SubBackward1`` rather than the ``...0``
+nodes Python numbers give; the small ``_AddScalar``... functions below record those names.
+"""
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+import pedatorch
+from ..._tensor import Tensor
+from ...autograd.function import ArrayFunction
+from ...autograd.grad_mode import _state
+from ...ops._util import promote, to_float, _type_word, shape_str, broadcast_shapes_or_raise, result_np_dtype
+
+__all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss",
+           "gaussian_nll_loss", "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss",
+           "soft_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+           "triplet_margin_loss", "triplet_margin_with_distance_loss", "ctc_loss"]
+
+_EPSILON = 1e-12  # ATen's EPSILON in Loss.cpp (bce backward, cosine_embedding_loss)
+_make = Tensor._make
+
+
+# ====================================================================== reduction arguments
+
+def _get_enum(reduction):
+    """``torch.nn._reduction.get_enum``: 'none' | 'mean' | 'sum' (checked)."""
+    if reduction == "none" or reduction == "mean" or reduction == "sum":
+        return reduction
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                      stacklevel=3)
+        return "mean"
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _legacy_get_string(size_average, reduce, emit_warning=True):
+    """The reduction the deprecated ``size_average``/``reduce`` pair means (with PyTorch's warning)."""
+    if size_average is None:
+        size_average = True
+    if reduce is None:
+        reduce = True
+    if size_average and reduce:
+        ret = "mean"
+    elif reduce:
+        ret = "sum"
+    else:
+        ret = "none"
+    if emit_warning:
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                      stacklevel=3)
+    return ret
+
+
+def _reduction_enum(size_average, reduce, reduction):
+    """``legacy_get_enum`` when a deprecated argument is given, else ``get_enum(reduction)``."""
+    if size_average is not None or reduce is not None:
+        return _legacy_get_string(size_average, reduce)
+    return _get_enum(reduction)
+
+
+def _apply_loss_reduction(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _reduce_array(loss, reduction):
+    """The numpy side of a one-node loss: mean (nan when empty, as PyTorch) or sum, in the loss dtype."""
+    if reduction == "none":
+        return loss
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s = np.sum(loss)
+        if reduction == "mean":
+            s = s / loss.size if loss.size else np.nan
+    return np.asarray(s, dtype=loss.dtype)
+
+
+def _norm_factor(ctx):
+    if ctx.reduction != "mean":
+        return 1.0
+    return 1.0 / ctx.numel if ctx.numel else math.nan
+
+
+def _check_no_grad(fn, arg, t):
+    """Arguments PyTorch does not differentiate (a class ``weight``) must not require grad."""
+    if t is not None and _state.enabled and t.requires_grad:
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{arg}'. This "
+                           f"input cannot have requires_grad True.")
+
+
+def _size_warning(input, target):
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
+                      f"({input.size()}). This will likely lead to incorrect results due to broadcasting. "
+                      f"Please ensure they have the same size.", stacklevel=3)
+
+
+def _broadcast_pair(a, b):
+    """``torch.broadcast_tensors(a, b)``: a tensor already of the broadcast shape is returned as it is."""
+    shape = broadcast_shapes_or_raise(tuple(a.shape), tuple(b.shape))
+    return (a if tuple(a.shape) == shape else a.expand(shape)), (b if tuple(b.shape) == shape else b.expand(shape))
+
+
+def _fmt(x):
+    """A double as C++ streams print it (``%g``)."""
+    return f"{x:g}"
+
+
+def _not_implemented(kernel, dtype):
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{_type_word(dtype)}'")
+
+
+def _is_float(dt):
+    return dt.kind == "f" or dt.name == "bfloat16"
+
+
+# ====================================================================== ops with C++ scalar arguments
+
+class _AddScalar(ArrayFunction):
+    """out = x + s (s a number, as ATen's add.Scalar);  dx = grad"""
+    node_name = "AddBackward1"
+
+    @staticmethod
+    def forward(ctx, x, s):
+        x, s = promote(x, s)
+        return x + s
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class _SubScalar(ArrayFunction):
+    """out = x - s (s a number, as ATen's sub.Scalar);  dx = grad"""
+    node_name = "SubBackward1"
+
+    @staticmethod
+    def forward(ctx, x, s):
+        x, s = promote(x, s)
+        return x - s
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class _MulScalar(ArrayFunction):
+    """out = x * s (s a number, as ATen's mul.Scalar);  dx = grad * s"""
+    node_name = "MulBackward1"
+
+    @staticmethod
+    def forward(ctx, x, s):
+        ctx.s = s
+        x, s = promote(x, s)
+        return x * s
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.s, None
+
+
+class _DivScalar(ArrayFunction):
+    """out = x / s (s a number, as ATen's div.Scalar);  dx = grad / s"""
+    node_name = "DivBackward1"
+
+    @staticmethod
+    def forward(ctx, x, s):
+        ctx.s = s
+        x = to_float(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(x / s, dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / ctx.s, None
+
+
+def _rsub_scalar(s, x):
+    """ATen's ``Scalar - Tensor``: ``empty_like(x).fill_(s).sub_(x)`` (records SubBackward0)."""
+    return pedatorch.full_like(x, s) - x
+
+
+class _Norm(ArrayFunction):
+    """out = (sum |x|^p)^(1/p) along dim (ATen's norm(x, p, dim));
+    dx = x |x|^(p-2) grad / out^(p-1)  (p=1: sgn(x) grad; p=2: x grad / out; p=inf: at the max)"""
+    node_name = "NormBackward1"
+
+    @staticmethod
+    def forward(ctx, x, p, dim, keepdim):
+        xf = to_float(x)
+        a = np.abs(xf)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if p == 2:
+                out = np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
+            elif p == 1:
+                out = np.sum(a, axis=dim, keepdims=keepdim)
+            elif p == math.inf:
+                out = np.max(a, axis=dim, keepdims=keepdim)
+            elif p == -math.inf:
+                out = np.min(a, axis=dim, keepdims=keepdim)
+            elif p == 0:
+                out = np.sum(a != 0, axis=dim, keepdims=keepdim)
+            else:
+                out = np.power(np.sum(np.power(a, p), axis=dim, keepdims=keepdim), 1.0 / p)
+        out = np.asarray(out, dtype=a.dtype)
+        ctx.save_for_backward(x, out)
+        ctx.p, ctx.dim, ctx.keepdim = p, dim, keepdim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        p = ctx.p
+        if not ctx.keepdim and x.dim() != 0:
+            grad, out = grad.unsqueeze(ctx.dim), out.unsqueeze(ctx.dim)
+        if p == 0:
+            return pedatorch.zeros_like(x), None, None, None
+        if p == 1:
+            return x.sgn() * grad, None, None, None
+        if p == 2:
+            return grad * (x / out).masked_fill(out == 0, 0), None, None, None
+        if math.isinf(p):
+            xa = x.abs()
+            mask = (xa == out) | xa.isnan()
+            return x.sgn() * ((grad / mask.sum(ctx.dim, True)) * mask), None, None, None
+        if p < 1:
+            scaled = x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0)
+            return scaled * grad * out.pow(1 - p), None, None, None
+        scaled = x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+        return scaled * (grad / out.pow(p - 1)).masked_fill(out == 0, 0), None, None, None
+
+
+def _pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """ATen's ``pairwise_distance``: ``norm(x1 - x2 + eps, p, last dim)``."""
+    innermost = max(x1.dim(), x2.dim()) - 1
+    return _Norm.apply(_AddScalar.apply(x1 - x2, eps), p, innermost if innermost >= 0 else None, keepdim)
+
+
+def _log_sigmoid_array(x):
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), without overflow (ATen's CPU kernel)."""
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+class _LogSigmoid(ArrayFunction):
+    """out = log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|));  dx = grad * sigmoid(-x)"""
+    node_name = "LogSigmoidBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        if not _is_float(x.dtype):
+            raise _not_implemented("log_sigmoid_cpu", x.dtype)
+        ctx.save_for_backward(x)
+        return np.asarray(_log_sigmoid_array(x), dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * (-x).sigmoid()
+
+
+# ====================================================================== mse / l1 / smooth_l1 / huber
+
+class MseLoss(ArrayFunction):
+    """l = (x - y)^2, reduced;  dx = 2 (x - y) grad (/ numel for 'mean'),  dy = -dx"""
+    node_name = "MseLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y, reduction):
+        a, b = promote(x, y)
+        if not _is_float(a.dtype):
+            raise _not_implemented("mse_cpu", a.dtype)
+        ctx.save_for_backward(x, y)
+        ctx.reduction, ctx.numel = reduction, a.size
+        d = a - b
+        return _reduce_array(d * d, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        gx = (x - y) * (grad * (2.0 * _norm_factor(ctx)))
+        return (gx if ctx.needs_input_grad[0] else None), (-gx if ctx.needs_input_grad[1] else None), None
+
+
+class SmoothL1Loss(ArrayFunction):
+    """l = 0.5 z^2 / beta if |z| < beta else |z| - 0.5 beta  (z = x - y);  dx = clamp(z / beta, -1, 1) grad"""
+    node_name = "SmoothL1LossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y, reduction, beta):
+        a, b = promote(x, y)
+        if not _is_float(a.dtype):
+            raise _not_implemented("smooth_l1_cpu", a.dtype)
+        ctx.save_for_backward(x, y)
+        ctx.reduction, ctx.numel, ctx.beta = reduction, a.size, beta
+        z = np.abs(a - b)
+        loss = np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(a.dtype, copy=False)
+        return _reduce_array(loss, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        gx = ((x - y) / ctx.beta).clamp(-1, 1) * (grad * _norm_factor(ctx))
+        return (gx if ctx.needs_input_grad[0] else None), (-gx if ctx.needs_input_grad[1] else None), None, None
+
+
+class HuberLoss(ArrayFunction):
+    """l = 0.5 z^2 if |z| < delta else delta (|z| - 0.5 delta)  (z = x - y);  dx = clamp(z, -delta, delta) grad"""
+    node_name = "HuberLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y, reduction, delta):
+        a, b = promote(x, y)
+        if not _is_float(a.dtype):
+            raise _not_implemented("huber_cpu", a.dtype)
+        ctx.save_for_backward(x, y)
+        ctx.reduction, ctx.numel, ctx.delta = reduction, a.size, delta
+        z = np.abs(a - b)
+        loss = np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(x.dtype)  # empty_like(input)
+        return _reduce_array(loss, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        gx = (x - y).clamp(-ctx.delta, ctx.delta) * (grad * _norm_factor(ctx))
+        return (gx if ctx.needs_input_grad[0] else None), (-gx if ctx.needs_input_grad[1] else None), None, None
+
+
+def _weighted(elementwise, weight, input, reduction):
+    """The Python path of mse/l1/huber with a ``weight``: weighted elementwise loss, mean = sum / sum(weight)."""
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    loss = elementwise() * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return pedatorch.sum(loss)
+    if reduction == "mean":
+        return pedatorch.sum(loss) / pedatorch.sum(weight)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error ``(input - target)**2``, optionally weighted (``mean`` then divides by ``weight.sum()``)."""
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    ei, et = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted(lambda: pedatorch.pow(ei - et, 2), weight, input, reduction)
+    return MseLoss.apply(ei, et, _get_enum(reduction))
+
+
+def _l1(input, target, reduction):
+    """ATen's l1_loss: ``(input - target).abs()`` reduced."""
+    return _apply_loss_reduction((input - target).abs(), reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error ``|input - target|``, optionally weighted."""
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    ei, et = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted(lambda: pedatorch.abs(ei - et), weight, input, reduction)
+    return _l1(ei, et, _get_enum(reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """``0.5 z**2 / beta`` where ``|z| < beta``, else ``|z| - 0.5 beta`` (z = input - target); beta=0 is l1_loss."""
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    ei, et = _broadcast_pair(input, target)
+    if beta == 0.0:
+        return _l1(ei, et, _get_enum(reduction))
+    red = _get_enum(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    return SmoothL1Loss.apply(ei, et, red, float(beta))
+
+
+def _huber(input, target, reduction, delta):
+    if not delta > 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return HuberLoss.apply(input, target, reduction, float(delta))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """``0.5 z**2`` where ``|z| < delta``, else ``delta (|z| - 0.5 delta)``, optionally weighted."""
+    _size_warning(input, target)
+    ei, et = _broadcast_pair(input, target)
+    if weight is None:
+        return _huber(ei, et, _get_enum(reduction), delta)
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    loss = _huber(ei, et, "none", delta) * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return pedatorch.sum(loss)
+    if reduction == "mean":
+        return loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+# ====================================================================== nll_loss / cross_entropy
+
+class NllLoss(ArrayFunction):
+    """l_i = -w[t_i] x[i, t_i] (0 where t_i == ignore_index); 'mean' divides by sum_i w[t_i];
+    dx[i, t_i] = -w[t_i] grad (/ total weight for 'mean'), 0 elsewhere"""
+    node_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, target, weight, reduction, ignore_index):
+        one = x.ndim == 1                          # (C,) with target () or (1,)
+        xb = x[None] if one else x                 # (N, C, *rest)
+        t = (target.reshape(1) if one else target).astype(np.int64)
+        C = xb.shape[1]
+        valid = t != ignore_index
+        bad = valid & ((t < 0) | (t >= C))
+        if bad.any():
+            raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
+        tc = np.where(valid, t, 0)
+        picked = np.take_along_axis(xb, tc[:, None], axis=1)[:, 0]
+        if weight is not None:
+            w = np.where(valid, weight.reshape(-1)[tc], 0).astype(x.dtype)
+        else:
+            w = valid.astype(x.dtype)
+        with np.errstate(invalid="ignore"):
+            loss = np.where(valid, -(picked * w), 0).astype(x.dtype)
+        if reduction == "none":
+            out = loss[0] if one else loss
+            total = None
+        else:
+            total = np.sum(w, dtype=x.dtype)
+            out = _reduce_array(loss, "sum")
+            if reduction == "mean":
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    out = np.asarray(out / total, dtype=x.dtype)
+        ctx.save_for_backward(x)
+        ctx.one, ctx.shape, ctx.reduction = one, xb.shape, reduction
+        ctx.tc, ctx.valid, ctx.w, ctx.total = tc, valid, w, total
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        dt = grad._data.dtype
+        vals = -ctx.w.astype(dt)
+        if ctx.reduction == "mean":
+            with np.errstate(invalid="ignore", divide="ignore"):
+                vals = np.where(ctx.valid, vals * (dt.type(1) / ctx.total.astype(dt)), 0).astype(dt)
+        coef = np.zeros(ctx.shape, dt)
+        np.put_along_axis(coef, ctx.tc[:, None], vals[:, None], axis=1)
+        if ctx.one:
+            coef = coef[0]
+        x, = ctx.saved_tensors
+        per_item = not ctx.one and ctx.reduction == "none"
+        return ctx._function._backward_fn.apply(grad, x, coef, per_item), None, None, None, None
+
+
+class NllLossBackward(ArrayFunction):
+    """grad_input = coef * grad (coef: -w[t] at the targets, / total weight for 'mean'): linear in grad,
+    constant in the input (its derivative there is zero, as in PyTorch's nll_loss_backward)"""
+    node_name = "NllLossBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, x, coef, per_item):
+        ctx.coef, ctx.per_item = coef, per_item
+        return coef * (np.expand_dims(grad, 1) if per_item else grad)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g = None
+        if ctx.needs_input_grad[0]:
+            prod = gg * _make(ctx.coef)
+            g = prod.sum(1) if ctx.per_item else prod.sum()
+        gx = pedatorch.zeros_like(gg) if ctx.needs_input_grad[1] else None
+        return g, gx, None, None
+
+
+class NllLoss2DBackward(NllLossBackward):
+    node_name = "NllLoss2DBackwardBackward0"
+
+
+NllLoss._backward_fn = NllLossBackward
+
+
+class NllLoss2D(NllLoss):
+    """nll_loss for (N, C, H, W) inputs and (N, H, W) targets (the same formula)"""
+    node_name = "NllLoss2DBackward0"
+    _backward_fn = NllLoss2DBackward
+
+
+def _nll_common_checks(fn, input, target, weight):
+    _check_no_grad(fn, "weight", weight)
+    tdt = target._data.dtype
+    if tdt not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_word(tdt)}")
+
+
+def _nll_dtype_checks(input, weight):
+    xdt = input._data.dtype
+    if not _is_float(xdt):
+        raise _not_implemented("nll_loss_out_frame", xdt)
+    if weight is not None and weight._data.dtype != xdt:
+        raise RuntimeError(f"expected scalar type {_type_word(xdt)} but found {_type_word(weight._data.dtype)}")
+
+
+def _nll_loss(input, target, weight, reduction, ignore_index):
+    """ATen's nll_loss (1-D or 2-D input)."""
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    no_batch_dim = input.dim() == 1 and target.dim() == 0
+    if not (no_batch_dim or input.shape[0] == target.shape[0]):
+        raise RuntimeError(f"size mismatch (got input: {shape_str(input.shape)}, target: "
+                           f"{shape_str(target.shape)})")
+    C = input.shape[-1]
+    if weight is not None and not (weight.dim() == 1 and weight.numel() == C):
+        raise RuntimeError(f"weight tensor should be defined either for all {C} classes or no classes but got "
+                           f"weight tensor of shape: {shape_str(weight.shape)}")
+    _nll_common_checks("nll_loss_forward", input, target, weight)
+    _nll_dtype_checks(input, weight)
+    return NllLoss.apply(input, target, weight, reduction, int(ignore_index))
+
+
+def _nll_loss2d(input, target, weight, reduction, ignore_index):
+    """ATen's nll_loss2d ((N, C, H, W) input, (N, H, W) target)."""
+    if target.dim() != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
+                           f"dimension: {target.dim()}")
+    if input.dim() != 4:
+        raise RuntimeError(f"only batches of spatial inputs supported (4D tensors), but got input of "
+                           f"dimension: {input.dim()}")
+    if weight is not None and weight.numel() != input.shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    xs, ts = input.shape, target.shape
+    if not (xs[0] == ts[0] and xs[2] == ts[1] and xs[3] == ts[2]):
+        raise RuntimeError(f"size mismatch (got input: {shape_str(xs)} , target: {shape_str(ts)}")
+    _nll_common_checks("nll_loss2d_forward", input, target, weight)
+    if target._data.dtype != np.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_type_word(target._data.dtype)}")
+    _nll_dtype_checks(input, weight)
+    return NllLoss2D.apply(input, target, weight, reduction, int(ignore_index))
+
+
+def _nll_loss_nd(input, target, weight, reduction, ignore_index):
+    """ATen's nll_loss_nd: 1-D/2-D -> nll_loss, 4-D -> nll_loss2d, other N-d viewed as (N, C, 1, -1)."""
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() != 1:
+        tb = target.shape[0] if target.dim() > 0 else 0
+        if input.shape[0] != tb:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({tb}).")
+    if input.dim() == 1 and target.dim() == 1 and target.shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+    if input.dim() <= 2:
+        return _nll_loss(input, target, weight, reduction, ignore_index)
+    if input.dim() == 4:
+        return _nll_loss2d(input, target, weight, reduction, ignore_index)
+    n, c = input.shape[0], input.shape[1]
+    out_size = [n] + list(input.shape[2:])
+    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {shape_str(out_size)}, got {shape_str(target.shape)}")
+    # (a zero-size tensor is contiguous: pedatorch's is_contiguous says otherwise for now, hence the numel test)
+    x_ = input.contiguous() if input.numel() else input
+    t_ = target.contiguous() if target.numel() else target
+    x_ = x_.view(n, c, 1, -1) if x_.numel() > 0 else x_.view(n, c, 0, 0)
+    t_ = t_.view(n, 1, -1) if t_.numel() > 0 else t_.view(n, 0, 0)
+    ret = _nll_loss2d(x_, t_, weight, reduction, ignore_index)
+    return ret.view(out_size) if reduction == "none" else ret
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """Negative log likelihood of class-index targets: ``-weight[t] * input[n, t]`` (input holds log-probabilities).
+
+    ``input`` is (C), (N, C) or (N, C, d1, d2, ...) with targets (), (N) or (N, d1, d2, ...); targets equal
+    to ``ignore_index`` contribute nothing; ``'mean'`` divides by the sum of the targets' weights.
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    return _nll_loss_nd(input, target, weight, _get_enum(reduction), ignore_index)
+
+
+def _ce_prob_target(input, target, weight, reduction, label_smoothing):
+    """ATen's cross_entropy_loss_prob_target: ``-(log_softmax(input) * target [* weight]).sum(...)``."""
+    class_dim = 0 if input.dim() == 1 else 1
+    C = input.shape[class_dim]
+    if weight is not None and not (weight.dim() == 1 and weight.numel() == C):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {C} classes or no "
+                           f"classes but got weight tensor of shape: {shape_str(weight.shape)}")
+    inp = pedatorch.log_softmax(input, class_dim, input.dtype)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {_fmt(label_smoothing)}")
+        target = _AddScalar.apply(_MulScalar.apply(target, 1 - label_smoothing), label_smoothing / C)
+    prod = inp * target
+    if weight is not None:
+        wshape = [1] * inp.dim()
+        if inp.dim() > 1:
+            wshape[1] = weight.shape[0]
+            prod = prod * weight.view(wshape)
+        else:
+            prod = prod * weight
+    if reduction == "mean":
+        if inp.numel() == 0:
+            return -(prod.sum().fill_(math.nan))
+        return _DivScalar.apply(-(prod.sum()), inp.numel() // C)
+    if reduction == "sum":
+        return -(prod.sum())
+    return -(prod.sum(class_dim))
+
+
+def _ce_label_smoothing(input, target, weight, reduction, ignore_index, label_smoothing):
+    """ATen's cross_entropy_loss_label_smoothing: (1 - s) nll + s/C * (-sum_c log_softmax)."""
+    class_dim = 0 if input.dim() == 1 else 1
+    C = input.shape[class_dim]
+    inp = pedatorch.log_softmax(input, class_dim, input.dtype)
+    nll = _nll_loss_nd(inp, target, weight, reduction, ignore_index)
+    ignore_mask = target == ignore_index
+    if weight is not None:
+        wshape = [1] * inp.dim()
+        wshape[class_dim] = weight.shape[0]
+        smooth = -((inp * weight.view(wshape)).sum(class_dim))
+    else:
+        smooth = -(inp.sum(class_dim))
+    smooth.masked_fill_(ignore_mask, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            ret = smooth.sum() / weight.gather(0, target.masked_select(~ignore_mask).flatten()).sum()
+        else:
+            ret = smooth.sum() / (~ignore_mask).sum()
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    return _MulScalar.apply(nll, 1 - label_smoothing) + _MulScalar.apply(ret, label_smoothing / C)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    """Cross entropy of logits ``input`` against class indices or class probabilities ``target``.
+
+    Index targets: ``nll_loss(log_softmax(input, 1), target, ...)``.  A target of the input's shape holds
+    class probabilities: ``-(log_softmax(input, 1) * target).sum(1)``.  ``label_smoothing`` mixes the
+    target with the uniform distribution over the C classes.
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    red = _get_enum(reduction)
+    if tuple(input.shape) == tuple(target.shape):
+        if not _is_float(target._data.dtype):
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{_type_word(target._data.dtype)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _ce_prob_target(input, target, weight, red, label_smoothing)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {_fmt(label_smoothing)}")
+        return _ce_label_smoothing(input, target, weight, red, ignore_index, label_smoothing)
+    class_dim = 0 if input.dim() == 1 else 1
+    return _nll_loss_nd(pedatorch.log_softmax(input, class_dim, input.dtype), target, weight, red, ignore_index)
+
+
+# ====================================================================== binary cross entropy
+
+class BinaryCrossEntropy(ArrayFunction):
+    """l = -w (y max(log x, -100) + (1 - y) max(log(1 - x), -100));
+    dx = w (x - y) / max(x (1 - x), 1e-12) grad,  dy = -w logit(x) grad  (/ numel for 'mean')"""
+    node_name = "BinaryCrossEntropyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y, weight, reduction):
+        if y.dtype != x.dtype:
+            raise RuntimeError(f"Found dtype {_type_word(y.dtype)} but expected {_type_word(x.dtype)}")
+        if not _is_float(x.dtype):
+            raise _not_implemented("binary_cross_entropy", x.dtype)
+        if not np.all((x >= 0) & (x <= 1)):
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            loss = ((y - 1) * np.maximum(np.log(1 - x), -100) - y * np.maximum(np.log(x), -100)).astype(x.dtype)
+        if weight is not None:
+            if weight.shape != x.shape:
+                raise RuntimeError(f"output with shape {shape_str(x.shape)} doesn't match the broadcast shape "
+                                   f"{shape_str(np.broadcast_shapes(x.shape, weight.shape))}")
+            loss = (loss * weight).astype(x.dtype)
+        ctx.save_for_backward(x, y, weight)
+        ctx.reduction, ctx.numel = reduction, x.size
+        return _reduce_array(loss, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y, w = ctx.saved_tensors
+        g = grad * _norm_factor(ctx)
+        if w is not None:
+            g = g * w
+        gx = g * (x - y) / (x * (1 - x)).clamp_min(_EPSILON) if ctx.needs_input_grad[0] else None
+        gy = -pedatorch.logit(x) * g if ctx.needs_input_grad[1] else None
+        return gx, gy, None, None
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """``-weight (target log(input) + (1 - target) log(1 - input))`` for probabilities (logs clamped at -100)."""
+    red = _reduction_enum(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        new_size = pedatorch.broadcast_shapes(target.size(), weight.size())
+        weight = weight.expand(new_size)
+    _check_no_grad("binary_cross_entropy", "weight", weight)
+    return BinaryCrossEntropy.apply(input, target, weight, red)
+
+
+class BinaryCrossEntropyWithLogits(ArrayFunction):
+    """l = w ((1 - y) x - (1 + (pw - 1) y) log_sigmoid(x))   (stable: log_sigmoid never overflows);
+    dx = w ((pw y + 1 - y) sigmoid(x) - pw y) grad,  dy = w (log_sigmoid(-x) - pw log_sigmoid(x)) grad"""
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y, weight, pos_weight, reduction):
+        if not _is_float(x.dtype):
+            raise _not_implemented("log_sigmoid_cpu", x.dtype)
+        ls = np.asarray(_log_sigmoid_array(x), dtype=x.dtype)
+        if pos_weight is not None:
+            log_weight = (pos_weight - 1) * y + 1
+            if log_weight.shape != ls.shape:
+                raise RuntimeError(f"output with shape {shape_str(ls.shape)} doesn't match the broadcast shape "
+                                   f"{shape_str(np.broadcast_shapes(ls.shape, log_weight.shape))}")
+            ls = (ls * log_weight).astype(x.dtype)
+        one_minus = 1 - y                                        # (1 - target).mul_(input).sub_(...)
+        dt = one_minus.dtype
+        if not _is_float(dt):
+            raise RuntimeError(f"result type {_type_word(result_np_dtype(x, one_minus))} can't be cast to the desired "
+                               f"output type {_type_word(dt)}")
+        loss = (one_minus * x).astype(dt)
+        loss = (loss - ls).astype(dt)
+        if weight is not None:
+            if np.broadcast_shapes(loss.shape, weight.shape) != loss.shape:
+                raise RuntimeError(f"output with shape {shape_str(loss.shape)} doesn't match the broadcast shape "
+                                   f"{shape_str(np.broadcast_shapes(loss.shape, weight.shape))}")
+            loss = (loss * weight).astype(dt)
+        ctx.save_for_backward(x, y, weight, pos_weight)
+        ctx.reduction, ctx.numel = reduction, x.size
+        return _reduce_array(loss, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y, w, pw = ctx.saved_tensors
+        g = grad * _norm_factor(ctx)
+        if w is not None:
+            g = g * w
+        gx = gy = None
+        if ctx.needs_input_grad[0]:
+            if pw is not None:
+                t = pw * y
+                gx = ((t + 1 - y) * x.sigmoid() - t) * g
+            else:
+                gx = (x.sigmoid() - y) * g
+        if ctx.needs_input_grad[1]:
+            if pw is not None:
+                gy = (_LogSigmoid.apply(-x) - _LogSigmoid.apply(x) * pw) * g
+            else:
+                gy = -x * g
+        return gx, gy, None, None, None
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    """Binary cross entropy of logits: ``sigmoid`` and BCE in one numerically stable formula."""
+    red = _reduction_enum(size_average, reduce, reduction)
+    if not (target.size() == input.size()):
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    _check_no_grad("binary_cross_entropy_with_logits", "weight", weight)
+    _check_no_grad("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
+    return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, red)
+
+
+# ====================================================================== kl_div / poisson / gaussian
+
+def _kl_div(input, target, reduction, log_target):
+    """ATen's kl_div: ``exp(t) (t - x)`` (log targets) or ``xlogy(t, t) - t x``."""
+    if input.is_complex() or target.is_complex():
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not _is_float(input._data.dtype) or not _is_float(target._data.dtype):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        output = pedatorch.exp(target) * (target - input)
+    else:
+        output = pedatorch.xlogy(target, target) - target * input
+    return _apply_loss_reduction(output, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Kullback-Leibler divergence ``target * (log(target) - input)`` (``input`` holds log-probabilities).
+
+    ``'batchmean'`` divides the sum by the batch size (the true KL divergence); ``'mean'`` divides by the
+    number of elements and warns, as PyTorch does.
+    """
+    if size_average is not None or reduce is not None:
+        red = _legacy_get_string(size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        red = "sum" if reduction == "batchmean" else _get_enum(reduction)
+    reduced = _kl_div(input, target, red, log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """Poisson negative log likelihood: ``exp(input) - target * input`` (or ``input - target * log(input + eps)``)."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if reduction != "none" and reduction != "mean" and reduction != "sum":
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = pedatorch.exp(input) - target * input
+    else:
+        loss = input - target * pedatorch.log(_AddScalar.apply(input, eps))
+    if full:
+        stirling = (target * pedatorch.log(target) - target
+                    + _MulScalar.apply(pedatorch.log(_MulScalar.apply(target, 2 * math.pi)), 0.5))
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _apply_loss_reduction(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """Gaussian negative log likelihood ``0.5 (log(var) + (input - target)**2 / var)`` (var clamped at eps)."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * pedatorch.ones_like(input)
+    elif pedatorch.any(var < 0):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = pedatorch.unsqueeze(var, -1)
+        elif input.ndim == var.ndim and sum(y for x, y in zip(input.size(), var.size()) if x != y) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction != "none" and reduction != "mean" and reduction != "sum":
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with pedatorch.no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (pedatorch.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+# ====================================================================== embedding / ranking / margin losses
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """``1 - cos(x1, x2)`` where target is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1."""
+    red = _reduction_enum(size_average, reduce, reduction)
+    targ_dim = target.dim()
+    if not (targ_dim == 1 or targ_dim == 0):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if targ_dim == 1:
+        if input1.dim() != 2:
+            raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with sizes "
+                               f"{shape_str(input1.shape)} and {shape_str(input2.shape)}.")
+    elif input1.dim() != 1:
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with sizes "
+                           f"{shape_str(input1.shape)} and {shape_str(input2.shape)}.")
+    prod_sum = (input1 * input2).sum(targ_dim)
+    mag_square1 = _AddScalar.apply((input1 * input1).sum(targ_dim), _EPSILON)
+    mag_square2 = _AddScalar.apply((input2 * input2).sum(targ_dim), _EPSILON)
+    denom = (mag_square1 * mag_square2).sqrt_()
+    cos = prod_sum / denom
+    zeros = pedatorch.zeros_like(cos)
+    pos = _rsub_scalar(1, cos)
+    neg = _SubScalar.apply(cos, margin).clamp_min_(0)
+    output_pos = pedatorch.where(target == 1, pos, zeros)
+    output_neg = pedatorch.where(target == -1, neg, zeros)
+    return _apply_loss_reduction(output_pos + output_neg, red)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """``max(0, -target * (input1 - input2) + margin)``."""
+    red = _reduction_enum(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    if input1.is_complex() or input2.is_complex() or target.is_complex():
+        raise RuntimeError("margin_ranking_loss expects inputs to be non-complex")
+    output = _AddScalar.apply(-target * (input1 - input2), margin).clamp_min_(0)
+    return _apply_loss_reduction(output, red)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """``input`` where target is 1, ``max(0, margin - input)`` where it is -1."""
+    red = _reduction_enum(size_average, reduce, reduction)
+    zeros = pedatorch.zeros_like(input)
+    margin_clamp = _rsub_scalar(margin, input).clamp_min_(0)
+    output_margin = pedatorch.where(target != 1, margin_clamp, zeros)
+    output_self = pedatorch.where(target != -1, input, zeros)
+    return _apply_loss_reduction(output_margin + output_self, red)
+
+
+class SoftMarginLoss(ArrayFunction):
+    """l = log(1 + exp(-y x));  dx = -y z / (1 + z) grad  (z = exp(-y x), / numel for 'mean')"""
+    node_name = "SoftMarginLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, y, reduction):
+        if not _is_float(x.dtype):
+            raise RuntimeError(f"result type {_type_word(to_float(x).dtype)} can't be cast to "
+                               f"the desired output type {_type_word(x.dtype)}")
+        shape = broadcast_shapes_or_raise(x.shape, y.shape)
+        if shape != x.shape:
+            raise RuntimeError(f"output with shape {shape_str(x.shape)} doesn't match the broadcast shape "
+                               f"{shape_str(shape)}")
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = (-x * y).astype(x.dtype)
+            out = np.log(np.exp(z) + 1).astype(x.dtype)
+        ctx.save_for_backward(x, y)
+        ctx.reduction, ctx.numel = reduction, x.size
+        return _reduce_array(out, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        z = (-(y * x)).exp()
+        return -y * z / (z + 1) * (grad * _norm_factor(ctx)), None, None
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Two-class logistic loss ``log(1 + exp(-target * input))``."""
+    red = _reduction_enum(size_average, reduce, reduction)
+    _check_no_grad("soft_margin_loss", "target", target)
+    return SoftMarginLoss.apply(input, target, red)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Multi-label one-versus-all logistic loss, averaged over the C classes of the last dim."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    loss = -(target * _LogSigmoid.apply(input) + (1 - target) * _LogSigmoid.apply(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    C = input.size(class_dim)
+    loss = loss.sum(dim=class_dim) / C
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+def _margin_shape(x):
+    nd = x.ndim
+    if not ((nd == 2 and x.shape[1] != 0) or (nd == 1 and x.shape[0] != 0) or nd == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{shape_str(x.shape)}")
+    if nd <= 1:
+        return 1, (1 if nd == 0 else x.shape[0])
+    return x.shape[0], x.shape[1]
+
+
+class MultiMarginLoss(ArrayFunction):
+    """l_n = sum_{j != t} w[t] max(0, margin - x[t] + x[j])^p / C;
+    dx[j] = w[t] p max(0, .)^(p-1) / C grad,  dx[t] = -sum_j dx[j]"""
+    node_name = "MultiMarginLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, target, p, margin, weight, reduction):
+        nframe, dim = _margin_shape(x)
+        if not (target.ndim <= 1 and target.size == nframe):
+            raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+                               f"input samples (batch size). Expected target size [{nframe}], but got "
+                               f"{shape_str(target.shape)}. Input has shape {shape_str(x.shape)}.")
+        if weight is not None and not (weight.ndim <= 1 and weight.size == dim):
+            raise RuntimeError(f"inconsistent weight size, expected {dim} but got {shape_str(weight.shape)}")
+        if not _is_float(x.dtype):
+            raise _not_implemented("multi_margin_loss_cpu_kernel", x.dtype)
+        if target.dtype != np.int64:
+            raise RuntimeError(f"expected scalar type Long but found {_type_word(target.dtype)}")
+        if weight is not None and weight.dtype != x.dtype:
+            raise RuntimeError(f"expected scalar type {_type_word(x.dtype)} but found {_type_word(weight.dtype)}")
+        t = target.reshape(nframe)
+        if np.any((t < 0) | (t >= dim)):
+            raise RuntimeError("target out of range")
+        X = x.reshape(nframe, dim)
+        rows = np.arange(nframe)
+        z = margin - X[rows, t][:, None] + X
+        mask = z > 0
+        mask[rows, t] = False
+        h = np.where(mask, z if p == 1 else z * z, 0)
+        wt = weight.reshape(dim)[t][:, None] if weight is not None else None
+        if wt is not None:
+            h = h * wt
+        loss = (np.sum(h, axis=1) / dim).astype(x.dtype)
+        ctx.save_for_backward(x)
+        ctx.t, ctx.mask, ctx.wt, ctx.p, ctx.margin, ctx.reduction = t, mask, wt, p, margin, reduction
+        ctx.nframe, ctx.dim = nframe, dim
+        if reduction == "none":
+            return loss if target.ndim > 0 else loss.reshape(())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            s = np.sum(loss)
+            return np.asarray(s / nframe if reduction == "mean" else s, dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        dt = x._data.dtype
+        nframe, dim = ctx.nframe, ctx.dim
+        g = 1.0 / (nframe * dim) if ctx.reduction == "mean" else 1.0 / dim
+        onehot = np.zeros((nframe, dim), dt)
+        onehot[np.arange(nframe), ctx.t] = 1
+        if ctx.p == 1:
+            h = _make((ctx.mask * g).astype(dt))
+        else:
+            X = x.reshape(nframe, dim)
+            z = _rsub_scalar(ctx.margin, X.gather(1, _make(ctx.t[:, None]))) + X
+            h = z * _make((ctx.mask * (2 * g)).astype(dt))
+        if ctx.wt is not None:
+            h = h * _make(ctx.wt.astype(dt))
+        gx = h - _make(onehot) * h.sum(1, keepdim=True)
+        gx = gx * (grad.reshape(nframe, 1) if ctx.reduction == "none" else grad)
+        return gx.reshape(x.shape), None, None, None, None, None
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """Multi-class hinge loss ``sum_{j != y} max(0, margin - x[y] + x[j])**p / C`` (p = 1 or 2)."""
+    red = _reduction_enum(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None:
+        if weight.dim() != 1:
+            raise ValueError("weight must be one-dimensional")
+    _check_no_grad("multi_margin_loss", "weight", weight)
+    return MultiMarginLoss.apply(input, target, p, margin, weight, red)
+
+
+class MultilabelMarginLoss(ArrayFunction):
+    """l_n = sum_{j in targets} sum_{k not in targets} max(0, 1 - (x[j] - x[k])) / C
+    (targets: the entries of target[n] before the first -1);  dx[k] += grad/C, dx[j] -= grad/C per active pair"""
+    node_name = "MultilabelMarginLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, target, reduction):
+        nframe, dim = _margin_shape(x)
+        if x.ndim <= 1:
+            ok = target.ndim <= 1 and target.size == dim
+        else:
+            ok = target.ndim == 2 and target.shape[0] == nframe and target.shape[1] == dim
+        if not ok:
+            raise RuntimeError(f"inconsistent target size: {shape_str(target.shape)} for input of size: "
+                               f"{shape_str(x.shape)}")
+        if target.dtype != np.int64:
+            raise RuntimeError(f"expected scalar type Long but found {_type_word(target.dtype)}")
+        if not _is_float(x.dtype):
+            raise _not_implemented("multilabel_margin_loss_forward_out_frame", x.dtype)
+        if target.size and (target.min() < -1 or target.max() >= dim):
+            raise RuntimeError("argument #2 'target' is out of range")
+        X = x.reshape(nframe, dim)
+        T = target.reshape(nframe, dim)
+        valid = np.cumprod(T >= 0, axis=1).astype(bool)       # the targets before the first -1
+        Tc = np.where(valid, T, 0)
+        rows = np.broadcast_to(np.arange(nframe)[:, None], T.shape)
+        is_target = np.zeros((nframe, dim), bool)
+        is_target[rows[valid], Tc[valid]] = True
+        xt = np.take_along_axis(X, Tc, axis=1)
+        z = 1 - xt[:, :, None] + X[:, None, :]                  # (frame, target j, class k)
+        M = valid[:, :, None] & ~is_target[:, None, :] & (z > 0)
+        loss = (np.sum(np.where(M, z, 0), axis=(1, 2)) / dim).astype(x.dtype)
+        ctx.M, ctx.rows, ctx.valid, ctx.Tc = M, rows, valid, Tc
+        ctx.shape, ctx.nframe, ctx.dim, ctx.reduction, ctx.dtype = x.shape, nframe, dim, reduction, x.dtype
+        if reduction == "none":
+            return loss if x.ndim == 2 else loss.reshape(())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            s = np.sum(loss)
+            return np.asarray(s / nframe if reduction == "mean" else s, dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        M = ctx.M
+        coef = M.sum(axis=1).astype(np.float64)
+        np.add.at(coef, (ctx.rows[ctx.valid], ctx.Tc[ctx.valid]), -M.sum(axis=2)[ctx.valid])
+        g = 1.0 / (ctx.nframe * ctx.dim) if ctx.reduction == "mean" else 1.0 / ctx.dim
+        gx = _make((coef * g).astype(ctx.dtype))
+        gx = gx * (grad.reshape(ctx.nframe, 1) if ctx.reduction == "none" else grad)
+        return gx.reshape(ctx.shape), None, None
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Multi-class multi-label hinge loss (targets: class indices padded with -1)."""
+    red = _reduction_enum(size_average, reduce, reduction)
+    return MultilabelMarginLoss.apply(input, target, red)
+
+
+def _triplet_dims(anchor, positive, negative):
+    a, p, n = anchor.ndim, positive.ndim, negative.ndim
+    if not (a == p and p == n):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a}D, positive {p}D, and negative {n}D inputs")
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """``max(0, margin + d(a, p) - d(a, n))`` with the p-norm pairwise distance ``d``."""
+    red = _reduction_enum(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _triplet_dims(anchor, positive, negative)
+    dist_pos = _pairwise_distance(anchor, positive, p, eps)
+    dist_neg = _pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_swap = _pairwise_distance(positive, negative, p, eps)
+        dist_neg = pedatorch.min(dist_neg, dist_swap)
+    output = pedatorch.clamp_min(_AddScalar.apply(dist_pos, margin) - dist_neg, 0)
+    return _apply_loss_reduction(output, red)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    """``max(0, margin + d(a, p) - d(a, n))`` with any distance function (default: pairwise_distance)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _triplet_dims(anchor, positive, negative)
+    if distance_function is None:
+        distance_function = _pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    if swap:
+        dist_swap = distance_function(positive, negative)
+        dist_neg = pedatorch.minimum(dist_neg, dist_swap)
+    loss = pedatorch.clamp_min(margin + dist_pos - dist_neg, 0)
+    if reduction == "sum":
+        return pedatorch.sum(loss)
+    if reduction == "mean":
+        return pedatorch.mean(loss)
+    return loss
+
+
+# ====================================================================== ctc_loss
+
+def _logsumexp3(a, b, c):
+    """log(e^a + e^b + e^c), stable, with PyTorch's CTC convention (a max of -inf counts as 0)."""
+    m = np.maximum(np.maximum(a, b), c)
+    m = np.where(m == -np.inf, 0, m)
+    return np.log(np.exp(a - m) + np.exp(b - m) + np.exp(c - m)) + m
+
+
+def _shift(a, k, fill=-np.inf):
+    """a[:, s - k] (k > 0: from the left) or a[:, s + |k|] (k < 0), padded with -inf."""
+    out = np.full_like(a, fill)
+    if k > 0:
+        out[:, k:] = a[:, :-k]
+    else:
+        out[:, :k] = a[:, -k:]
+    return out
+
+
+class CtcLoss(ArrayFunction):
+    """Connectionist temporal classification (Graves et al. 2006), in log space.
+
+    alpha_t(s) = (alpha_{t-1}(s) + alpha_{t-1}(s-1) [+ alpha_{t-1}(s-2) if l'_s != l'_{s-2}]) y_t(l'_s)
+    over the extended target l' (blanks between and around the labels);  loss = -log(alpha_T(S) + alpha_T(S-1)).
+    grad[t, c] = exp(lp[t, c]) - sum_{s: l'_s = c} alpha_t(s) beta_t(s) / (p(l|x) y_t(c))  (PyTorch's form:
+    the gradient with respect to the logits of a log_softmax)."""
+    node_name = "CtcLossBackward0"
+
+    @staticmethod
+    def forward(ctx, lp, tgt, il, tl, blank, zero_infinity):
+        T, B, C = lp.shape
+        Sp = tgt.shape[1] * 2 + 1
+        tp = np.full((B, Sp), blank, np.int64)
+        tp[:, 1::2] = tgt
+        lpg = np.take_along_axis(lp, np.broadcast_to(tp[None], (T, B, Sp)), axis=2)  # lp[t, b, l'_s]
+        s = np.arange(Sp)
+        svalid = s[None] <= 2 * tl[:, None]
+        skip = np.zeros((B, Sp), bool)
+        skip[:, 2:] = tp[:, 2:] != tp[:, :-2]
+        la = np.full((T, B, Sp), -np.inf, lp.dtype)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if T > 0:
+                la[0, :, 0] = lpg[0, :, 0]
+                if Sp > 1:
+                    la[0, :, 1] = np.where(tl > 0, lpg[0, :, 1], -np.inf)
+            for t in range(1, T):
+                prev = la[t - 1]
+                new = _logsumexp3(prev, _shift(prev, 1), np.where(skip, _shift(prev, 2), -np.inf)) + lpg[t]
+                la[t] = np.where(svalid & (t < il)[:, None], new, -np.inf)
+            rows = np.arange(B)
+            last = np.maximum(il - 1, 0)
+            l1 = la[last, rows, 2 * tl]
+            l2 = np.where(tl > 0, la[last, rows, np.maximum(2 * tl - 1, 0)], -np.inf)
+            m = np.maximum(l1, l2)
+            m = np.where(m == -np.inf, 0, m)
+            ll = np.where(tl > 0, np.log(np.exp(l1 - m) + np.exp(l2 - m)) + m, l1)
+            ll = np.where(il == 0, np.where(tl == 0, 0, -np.inf), ll)
+        nll = np.asarray(-ll, dtype=lp.dtype)
+        ctx.save_for_backward(lp)
+        ctx.la, ctx.lpg, ctx.tp, ctx.il, ctx.tl, ctx.nll = la, lpg, tp, il, tl, nll
+        ctx.svalid, ctx.zero_infinity = svalid, zero_infinity
+        return nll
+
+    @staticmethod
+    def backward(ctx, grad):
+        lp_t, = ctx.saved_tensors
+        lp = lp_t._data
+        T, B, C = lp.shape
+        la, lpg, tp, il, tl, nll = ctx.la, ctx.lpg, ctx.tp, ctx.il, ctx.tl, ctx.nll
+        Sp = tp.shape[1]
+        s = np.arange(Sp)[None]
+        rows = np.arange(B)
+        skip_next = np.zeros((B, Sp), bool)
+        skip_next[:, :-2] = tp[:, :-2] != tp[:, 2:]
+        lb = np.full((T, B, Sp), -np.inf, lp.dtype)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            for t in range(T - 1, -1, -1):
+                init = np.full((B, Sp), -np.inf, lp.dtype)
+                init[rows, 2 * tl] = lpg[t, rows, 2 * tl]
+                has = tl > 0
+                init[rows[has], 2 * tl[has] - 1] = lpg[t, rows[has], 2 * tl[has] - 1]
+                if t < T - 1:
+                    nx = lb[t + 1]
+                    b2 = np.where(s < 2 * tl[:, None], _shift(nx, -1), -np.inf)
+                    b3 = np.where((s < 2 * tl[:, None] - 1) & skip_next, _shift(nx, -2), -np.inf)
+                    rec = _logsumexp3(nx, b2, b3) + lpg[t]
+                    rec = np.where(ctx.svalid & (t < il - 1)[:, None], rec, -np.inf)
+                else:
+                    rec = np.full((B, Sp), -np.inf, lp.dtype)
+                lb[t] = np.where((t == il - 1)[:, None], init, rec)
+            lab = (la + lb).astype(np.float64)                    # log(alpha beta), summed per class below
+            m = np.max(lab, axis=2, keepdims=True) if Sp else np.zeros((T, B, 1))
+            m = np.where(np.isfinite(m), m, 0)
+            onehot = (tp[:, :, None] == np.arange(C)).astype(np.float64)
+            res = np.log(np.einsum("tbs,bsc->tbc", np.exp(lab - m), onehot)) + m
+            lp64 = lp.astype(np.float64)
+            G = np.exp(lp64) - np.exp(res + nll.astype(np.float64)[None, :, None] - lp64)
+            keep = np.arange(T)[:, None] < il[None, :]
+            if ctx.zero_infinity:
+                keep = keep & (nll != np.inf)[None, :]
+            G = np.where(keep[:, :, None], G, 0).astype(lp.dtype)
+        return _make(G) * grad.reshape(1, B, 1), None, None, None, None, None
+
+
+def _ctc_lengths(x, name):
+    if isinstance(x, Tensor):
+        if x._data.dtype.kind not in "iu":
+            raise RuntimeError(f"{name} must be integral")
+        return x._data.astype(np.int64).reshape(-1)
+    return np.array([int(v) for v in x], np.int64).reshape(-1)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """Connectionist Temporal Classification loss of ``log_probs`` (T, N, C) (or (T, C)) against label sequences.
+
+    ``targets`` is (N, S) padded, or the concatenation of all targets (1-D); ``'mean'`` divides each loss by
+    its target length, then averages over the batch.
+    """
+    red = _get_enum(reduction)
+    if isinstance(input_lengths, numbers.Integral) or isinstance(target_lengths, numbers.Integral):
+        got = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in
+                        (log_probs, targets, input_lengths, target_lengths, blank, 0, zero_infinity))
+        raise TypeError(f"ctc_loss() received an invalid combination of arguments - got ({got}), but expected one "
+                        f"of:\n * (Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints "
+                        f"target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)\n * (Tensor "
+                        f"log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int "
+                        f"reduction = Mean, bool zero_infinity = False)\n")
+    il = _ctc_lengths(input_lengths, "input_lengths")
+    tl = _ctc_lengths(target_lengths, "target_lengths")
+    is_batched = log_probs.dim() == 3
+    lp = log_probs if is_batched else log_probs.unsqueeze(1)
+    tg = targets if is_batched else targets.unsqueeze(0)
+    where = " (while checking arguments for ctc_loss_allocate_outputs)"
+    if lp.dim() != 3:
+        raise RuntimeError(f"Expected 3-dimensional tensor, but got {lp.dim()}-dimensional tensor for argument #1 "
+                           f"'log_probs'{where}")
+    if not 1 <= tg.dim() <= 2:
+        raise RuntimeError(f"Expected 1 to 2 dimensions, but got {tg.dim()}-dimensional tensor for argument #2 "
+                           f"'targets'{where}")
+    T, B, C = lp.shape
+    if not 0 <= blank < C:
+        raise RuntimeError("blank must be in label range")
+    if il.size != B:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if tl.size != B:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    for v in tl:
+        if v < 0:
+            raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value {v}{where}")
+    t_arr = tg._data.astype(np.int64)
+    lmax = int(tl.max()) if B else 0
+    if tg.dim() == 1:
+        if t_arr.shape[0] != int(tl.sum()):
+            raise RuntimeError(f"Expected tensor to have size {int(tl.sum())} at dimension 0, but got size "
+                               f"{t_arr.shape[0]} for argument #2 'targets'{where}")
+        offsets = np.cumsum(tl) - tl
+        j = np.arange(lmax)[None]
+        inside = j < tl[:, None]
+        padded = np.where(inside, t_arr[np.where(inside, offsets[:, None] + j, 0)] if t_arr.size else blank, blank)
+    else:
+        if t_arr.shape[0] != B:
+            raise RuntimeError(f"Expected tensor to have size {B} at dimension 0, but got size {t_arr.shape[0]} "
+                               f"for argument #2 'targets'{where}")
+        if t_arr.shape[1] < lmax:
+            raise RuntimeError(f"Expected tensor to have size at least {lmax} at dimension 1, but got size "
+                               f"{t_arr.shape[1]} for argument #2 'targets'{where}")
+        inside = np.arange(lmax)[None] < tl[:, None]
+        padded = np.where(inside, t_arr[:, :lmax], blank)
+    for v in il:
+        if v < 0:
+            raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value {v}{where}")
+        if v > T:
+            raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {v}{where}")
+    if not _is_float(lp._data.dtype):
+        raise _not_implemented("ctc_loss_cpu", lp._data.dtype)
+    padded = np.where((padded >= 0) & (padded < C), padded, blank).astype(np.int64)
+    res = CtcLoss.apply(lp, padded, il, tl, int(blank), bool(zero_infinity))
+    if zero_infinity:
+        res = pedatorch.where(res == math.inf, pedatorch.zeros((), dtype=res.dtype), res)
+    if red == "mean":
+        tlt = pedatorch.tensor(tl, dtype=res.dtype).clamp_min(1)
+        return (res / tlt).mean()
+    if red == "sum":
+        return res.sum()
+    return res if is_batched else res.squeeze(0)
