@@ -211,3 +211,4 @@ def set_deterministic_debug_mode(mode):
     pass
 
 from . import nn, optim, utils  # noqa: E402,F401  (torch.nn, torch.optim, torch.utils.data as in PyTorch)
+from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (torch.utils.checkpoint)

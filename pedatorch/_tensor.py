@@ -689,7 +689,7 @@ class Tensor:
 
     def __reduce_ex__(self, protocol):
         arr = self._data if self.is_cpu else self._data.get()
-        return (_rebuild_tensor, (type(self), np.ascontiguousarray(arr), self._requires_grad,
+        return (_rebuild_tensor, (type(self), np.ascontiguousarray(arr).reshape(arr.shape), self._requires_grad,
                                   str(self.device)))
 
     def __setstate__(self, state):  # pragma: no cover - pickles made by _rebuild_tensor need none

@@ -115,6 +115,13 @@ def _to_array(data, dtype):
         return arr.astype(dtype.np, copy=False)
     if has_tensor and arr.dtype.kind in "fc":
         return arr
+    if isinstance(_first(data), np.generic):
+        # numpy scalars keep their dtype, Python numbers count as PyTorch's defaults, all promoted
+        dt = None
+        for leaf in np.array(data, dtype=object).reshape(-1):
+            d = D.from_numpy_dtype(leaf.dtype) if isinstance(leaf, np.generic) else D._scalar_dtype(leaf)
+            dt = d if dt is None else D.promote_types(dt, d)
+        return arr.astype(dt.np, copy=False)
     return arr.astype(_infer_np_dtype(arr, data), copy=False)
 
 
