@@ -13,7 +13,9 @@ and one closed-form backward (gw = grad * w, N = |R|):
 
 Each is one ``ArrayFunction`` with PyTorch's node name (``NativeBatchNormBackward0`` ...).  The backward
 is written in Tensor ops; when it is itself recorded (``create_graph=True``), mean and rstd are recomputed
-from the input tensor so that the second derivative sees them as the functions of x they are.
+from the input tensor so that the second derivative sees them as the functions of x they are.  When no graph
+is recorded (the usual ``loss.backward()``), the same formulas run directly on the arrays (``_backward_np``),
+with fewer temporaries: these layers sit in every training step.
 """
 import numbers
 
@@ -43,6 +45,27 @@ def _recomputed_stats(x, axes, eps):
 def _normalized_grad(gw, xhat, rstd, axes):
     """dx = rstd * (gw - E[gw] - xhat * E[gw * xhat]) over ``axes``."""
     return rstd * (gw - gw.mean(axes, keepdim=True) - xhat * (gw * xhat).mean(axes, keepdim=True))
+
+
+def _normalized_grad_np(gw, xhat, rstd, axes, n):
+    """The same formula on arrays (the backward's fast path when no graph is recorded); gw is overwritten."""
+    m1 = np.sum(gw, axis=axes, keepdims=True)
+    m1 /= n
+    m2 = np.sum(gw * xhat, axis=axes, keepdims=True)
+    m2 /= n
+    gw -= m1
+    gw -= xhat * m2
+    gw *= rstd
+    return gw
+
+
+def _rows_dot(a, b):
+    """sum(a * b) over the last axis of two (R, n) arrays."""
+    return np.einsum("ij,ij->i", a, b)
+
+
+def _wrap(arr):
+    return Tensor._make(np.ascontiguousarray(arr))
 
 
 # ====================================================================== batch norm
@@ -92,7 +115,10 @@ class NativeBatchNorm(ArrayFunction):
         x, w, mean, rstd = ctx.saved_tensors
         axes, bshape = ctx.axes, ctx.bshape
         need = ctx.needs_input_grad
-        if ctx.training and _state.enabled:
+        if not _state.enabled:
+            return NativeBatchNorm._backward_np(ctx, grad._data, x._data, None if w is None else w._data,
+                                                mean._data, rstd._data, need)
+        if ctx.training:
             mean, rstd = _recomputed_stats(x, axes, ctx.eps)
         xhat = (x - mean) * rstd
         wb = w.reshape(bshape) if w is not None else None
@@ -104,6 +130,28 @@ class NativeBatchNorm(ArrayFunction):
             gw = (grad * xhat).sum(axes)
         if len(need) > 2 and need[2]:
             gb = grad.sum(axes)
+        return gx, gw, gb, None, None, None, None, None
+
+    @staticmethod
+    def _backward_np(ctx, g, x, w, mean, rstd, need):
+        N, C = x.shape[0], x.shape[1]
+        g3, x3 = g.reshape(N, C, -1), x.reshape(N, C, -1)
+        m3, r3 = mean.reshape(1, C, 1), rstd.reshape(1, C, 1)
+        xhat = x3 - m3
+        xhat *= r3
+        gx = gw = gb = None
+        if need[0]:
+            if ctx.training:
+                gwv = g3 * w.reshape(1, C, 1) if w is not None else g3.copy()
+                gx = _normalized_grad_np(gwv, xhat, r3, (0, 2), N * x3.shape[2]).reshape(x.shape)
+            else:
+                gx = g3 * (r3 if w is None else r3 * w.reshape(1, C, 1))
+                gx = gx.reshape(x.shape)
+            gx = _wrap(gx)
+        if len(need) > 1 and need[1]:
+            gw = _wrap(np.einsum("ncl,ncl->c", g3, xhat))
+        if len(need) > 2 and need[2]:
+            gb = _wrap(g3.sum((0, 2)))
         return gx, gw, gb, None, None, None, None, None
 
 
@@ -141,8 +189,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise RuntimeError("running_var must be defined in evaluation mode")
     _check_features("weight", num_features, weight)
     _check_features("bias", num_features, bias)
-    if momentum is None:
-        momentum = 0.0
+    if momentum is None:  # nn.BatchNorm turns momentum=None into a cumulative-average factor itself
+        raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not NoneType")
     out = NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, bool(training),
                                 float(momentum), float(eps))
     if training:
@@ -196,12 +244,15 @@ class NativeLayerNorm(ArrayFunction):
     @staticmethod
     def forward(ctx, x, k, w, b, eps):
         axes = tuple(range(x.ndim - k, x.ndim))
-        mean = np.mean(x, axis=axes, keepdims=True)
-        d = x - mean
-        var = np.mean(np.square(d), axis=axes, keepdims=True)
+        n = int(np.prod(x.shape[x.ndim - k:]))
+        x2 = x.reshape(-1, n)                         # one row per normalized slice
+        mean = np.mean(x2, axis=1, keepdims=True)
+        xhat = x2 - mean
+        var = _rows_dot(xhat, xhat)[:, None] / n if n else mean
         rstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
-        xhat = d
         xhat *= rstd
+        xhat = xhat.reshape(x.shape)
+        rstd = rstd.reshape(x.shape[:x.ndim - k] + (1,) * k)
         out = xhat * w if w is not None else xhat.copy()
         if b is not None:
             out += b
@@ -213,9 +264,11 @@ class NativeLayerNorm(ArrayFunction):
     def backward(ctx, grad):
         x, w, xhat, rstd = ctx.saved_tensors
         need = ctx.needs_input_grad
-        if _state.enabled:
-            mean, rstd = _recomputed_stats(x, ctx.axes, ctx.eps)
-            xhat = (x - mean) * rstd
+        if not _state.enabled:
+            return NativeLayerNorm._backward_np(grad._data, xhat._data, rstd._data,
+                                                None if w is None else w._data, need, len(ctx.axes))
+        mean, rstd = _recomputed_stats(x, ctx.axes, ctx.eps)
+        xhat = (x - mean) * rstd
         gx = gw = gb = None
         if need[0]:
             g = grad * w if w is not None else grad
@@ -226,16 +279,40 @@ class NativeLayerNorm(ArrayFunction):
             gb = grad.sum(ctx.lead) if ctx.lead else grad
         return gx, None, gw, gb, None
 
+    @staticmethod
+    def _backward_np(g, xhat, rstd, w, need, k):
+        shape = xhat.shape
+        n = int(np.prod(shape[xhat.ndim - k:]))
+        g2, x2 = g.reshape(-1, n), xhat.reshape(-1, n)
+        r2 = rstd.reshape(-1, 1)
+        gx = gw = gb = None
+        if need[0]:
+            gwv = g2 * w.reshape(-1) if w is not None else g2.copy()
+            m1 = gwv.sum(1, keepdims=True)
+            m1 /= n
+            m2 = _rows_dot(gwv, x2)[:, None]
+            m2 /= n
+            gwv -= m1
+            gwv -= x2 * m2
+            gwv *= r2
+            gx = _wrap(gwv.reshape(shape))
+        if need[2]:
+            gw = _wrap(np.einsum("ij,ij->j", g2, x2).reshape(shape[xhat.ndim - k:]))
+        if need[3]:
+            gb = _wrap(g2.sum(0).reshape(shape[xhat.ndim - k:]))
+        return gx, None, gw, gb, None
 
-def _shape_list(normalized_shape):
-    if isinstance(normalized_shape, numbers.Integral):
-        return [int(normalized_shape)]
+
+def _shape_list(name, normalized_shape):
+    if isinstance(normalized_shape, numbers.Integral) or not isinstance(normalized_shape, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+                        f"{type(normalized_shape).__name__}")
     return [int(s) for s in normalized_shape]
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Layer normalization over the last ``len(normalized_shape)`` dims (see ``NativeLayerNorm``)."""
-    ns = _shape_list(normalized_shape)
+    ns = _shape_list("layer_norm", normalized_shape)
     k = len(ns)
     if k < 1:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
@@ -255,8 +332,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x * rsqrt(mean(x^2 over the last dims) + eps) * w, composed as PyTorch does (eps defaults to the
-    dtype's machine epsilon)."""
-    ns = _shape_list(normalized_shape)
+    machine epsilon of the computing dtype; float16/bfloat16 inputs compute in float32)."""
+    ns = _shape_list("rms_norm", normalized_shape)
     shape = list(input.shape)
     k = len(ns)
     if len(shape) < k or shape[len(shape) - k:] != ns:
@@ -265,13 +342,16 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if weight is not None and list(weight.shape) != ns:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{shape_str(weight.shape)} and normalized_shape = {shape_str(ns)}")
+    low = input._data.dtype.name in ("float16", "bfloat16")   # computed in float32, cast back at the end
+    x = input.float() if low else input
     if eps is None:
-        eps = float(np.finfo(input._data.dtype).eps) if input._data.dtype.kind == "f" else \
-            float(np.finfo(np.float32).eps)
+        eps = float(np.finfo(np.float64 if x._data.dtype == np.float64 else np.float32).eps)
     dims = tuple(range(len(shape) - k, len(shape)))
-    result = input.mul((input.pow(2).mean(dims, keepdim=True) + eps).rsqrt())
+    result = x.mul((x.pow(2).mean(dims, keepdim=True) + eps).rsqrt())
     if weight is not None:
         result = result.mul(weight)
+    if low:
+        result = result.to(input.dtype)
     return result
 
 
@@ -306,9 +386,11 @@ class NativeGroupNorm(ArrayFunction):
         need = ctx.needs_input_grad
         shape = x.shape
         N, G = shape[0], ctx.G
-        if _state.enabled:
-            mean, rstd = _recomputed_stats(x.reshape(N, G, -1), (2,), ctx.eps)
-            xhat = ((x.reshape(N, G, -1) - mean) * rstd).reshape(shape)
+        if not _state.enabled:
+            return NativeGroupNorm._backward_np(grad._data, xhat._data, rstd._data, None if w is None else w._data,
+                                                need, G)
+        mean, rstd = _recomputed_stats(x.reshape(N, G, -1), (2,), ctx.eps)
+        xhat = ((x.reshape(N, G, -1) - mean) * rstd).reshape(shape)
         gx = gw = gb = None
         if need[0]:
             g = grad * w.reshape(ctx.bshape) if w is not None else grad
@@ -317,6 +399,22 @@ class NativeGroupNorm(ArrayFunction):
             gw = (grad * xhat).sum(ctx.axes)
         if need[3]:
             gb = grad.sum(ctx.axes)
+        return gx, None, gw, gb, None
+
+    @staticmethod
+    def _backward_np(g, xhat, rstd, w, need, G):
+        shape = xhat.shape
+        N, C = shape[0], shape[1]
+        g3, x3 = g.reshape(N, C, -1), xhat.reshape(N, C, -1)
+        gx = gw = gb = None
+        if need[0]:
+            gwv = g3 * w.reshape(1, C, 1) if w is not None else g3.copy()
+            gwv = gwv.reshape(N, G, -1)
+            gx = _wrap(_normalized_grad_np(gwv, x3.reshape(N, G, -1), rstd, (2,), gwv.shape[2]).reshape(shape))
+        if need[2]:
+            gw = _wrap(np.einsum("ncl,ncl->c", g3, x3))
+        if need[3]:
+            gb = _wrap(g3.sum((0, 2)))
         return gx, None, gw, gb, None
 
 

@@ -1,0 +1,310 @@
+"""Lookup tables: ``embedding``, ``embedding_bag``, ``one_hot``.
+
+``embedding(input, weight)`` is ``weight[input]``: a row gather.  Its backward adds each gradient row into the
+row it was read from (rows read several times get the sum; the ``padding_idx`` row gets nothing), done by
+sorting the indices and summing runs (``np.add.reduceat``) rather than element by element.
+``sparse=True`` is accepted, but the gradient is a dense tensor (pedatorch has no sparse layout).
+"""
+import numpy as np
+
+from ..._tensor import Tensor
+from ...autograd.function import ArrayFunction
+from ...autograd.grad_mode import no_grad
+from ...ops.creation import zeros, arange
+
+__all__ = ["embedding", "embedding_bag", "one_hot"]
+
+_INDEX_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "int16": "Short", "int8": "Char",
+                "uint8": "Byte", "bool": "Bool", "bfloat16": "BFloat16", "complex64": "ComplexFloat",
+                "complex128": "ComplexDouble"}
+
+
+def _check_indices(t, fn):
+    if t._data.dtype not in (np.int64, np.int32):
+        word = _INDEX_WORDS.get(t._data.dtype.name, t._data.dtype.name)
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got torch.{word}Tensor instead (while checking arguments for {fn})")
+
+
+def _row_sums(rows, idx, num_rows):
+    """out[r] = sum of rows[i] with idx[i] == r (zeros elsewhere): a stable sort, then run sums."""
+    out = np.zeros((num_rows,) + rows.shape[1:], dtype=rows.dtype)
+    if idx.size == 0:
+        return out
+    order = np.argsort(idx, kind="stable")
+    sidx = idx[order]
+    starts = np.flatnonzero(np.r_[True, sidx[1:] != sidx[:-1]])
+    out[sidx[starts]] = np.add.reduceat(rows[order], starts, axis=0)
+    return out
+
+
+class EmbeddingDenseBackward(ArrayFunction):
+    """grad_weight[r] = sum of grad rows whose index is r (scaled by 1/count with scale_grad_by_freq; nothing
+    for padding_idx);  its own backward gathers again: d(grad)[i] = gg[idx[i]] * scale[i]"""
+    node_name = "EmbeddingDenseBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, idx, num_weights, padding_idx, scale_grad_by_freq):
+        D = g.shape[-1]
+        flat = idx.reshape(-1).astype(np.int64, copy=False)
+        rows = g.reshape(-1, D)
+        scale = None
+        if scale_grad_by_freq:
+            counts = np.bincount(flat, minlength=num_weights)
+            scale = (1.0 / counts[flat]).astype(g.dtype)
+        if padding_idx >= 0:
+            keep = (flat != padding_idx).astype(g.dtype)
+            scale = keep if scale is None else scale * keep
+        ctx.flat, ctx.g_shape, ctx.scale = flat, g.shape, scale
+        return _row_sums(rows * scale[:, None] if scale is not None else rows, flat, num_weights)
+
+    @staticmethod
+    def backward(ctx, gg):
+        out = gg.index_select(0, Tensor._make(ctx.flat))
+        if ctx.scale is not None:
+            out = out * Tensor._make(ctx.scale[:, None])
+        return out.reshape(ctx.g_shape), None, None, None, None
+
+
+class Embedding(ArrayFunction):
+    """out = weight[indices];  dweight = rows of grad added into the rows they came from"""
+    node_name = "EmbeddingBackward0"
+
+    @staticmethod
+    def forward(ctx, w, idx, padding_idx, scale_grad_by_freq):
+        ctx.save_for_backward(idx)
+        ctx.num_weights, ctx.padding_idx, ctx.sgbf = w.shape[0], padding_idx, scale_grad_by_freq
+        return np.take(w, idx, axis=0)
+
+    @staticmethod
+    def backward(ctx, grad):
+        idx, = ctx.saved_tensors
+        return EmbeddingDenseBackward.apply(grad, idx._data, ctx.num_weights, ctx.padding_idx, ctx.sgbf), \
+            None, None, None
+
+
+def _renorm_(weight, input, max_norm, norm_type):
+    """embedding_renorm_: rows of ``weight`` used by ``input`` whose p-norm exceeds max_norm are scaled in
+    place by max_norm / (norm + 1e-7) (under no_grad, as PyTorch does)."""
+    w = weight._data
+    rows = np.unique(input._data.reshape(-1))
+    if rows.size == 0:
+        return
+    sel = w[rows]
+    if norm_type == float("inf"):
+        norms = np.max(np.abs(sel), axis=1)
+    elif norm_type == 0:
+        norms = np.count_nonzero(sel, axis=1).astype(np.float64)
+    else:
+        norms = np.sum(np.abs(sel.astype(np.float64)) ** norm_type, axis=1) ** (1.0 / norm_type)
+    norms = norms.astype(np.float64)
+    big = norms > max_norm
+    if big.any():
+        scale = (max_norm / (norms[big] + 1e-7)).astype(w.dtype)
+        w[rows[big]] = sel[big] * scale[:, None]
+        weight._bump_version()
+
+
+def _check_index_range(input, n):
+    d = input._data
+    if d.size and (d.min() < 0 or d.max() >= n):
+        raise IndexError("index out of range in self")
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """Row lookup ``weight[input]``; no gradient flows into the ``padding_idx`` row."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    _check_indices(input, "embedding")
+    _check_index_range(input, weight.shape[0])
+    if max_norm is not None:
+        input = input.contiguous()
+        with no_grad():
+            _renorm_(weight, input, max_norm, norm_type)
+    return Embedding.apply(weight, input, int(padding_idx), bool(scale_grad_by_freq))
+
+
+# ====================================================================== embedding_bag
+
+class EmbeddingBag(ArrayFunction):
+    """Bag b holds positions offsets[b] <= i < offsets[b + 1] (indices equal to padding_idx are skipped):
+    sum: out[b] = sum_i psw_i * weight[idx_i];  mean: the sum over the bag's count;  max: per-column max.
+    dweight: grad rows added back into the rows used (max: only the row that gave each column's max);
+    dpsw_i = <grad[bag(i)], weight[idx_i]>"""
+    node_name = "EmbeddingBagBackward0"
+
+    @staticmethod
+    def forward(ctx, w, idx, starts, ends, mode, psw, padding_idx, sgbf):
+        B, D = starts.shape[0], w.shape[1]
+        lengths = np.maximum(ends - starts, 0)
+        first = np.cumsum(lengths) - lengths            # where each bag starts in the list of positions
+        total = int(lengths.sum())
+        pos = (np.arange(total) + np.repeat(starts - first, lengths)).astype(np.int64)
+        bag = np.repeat(np.arange(B), lengths)
+        if padding_idx >= 0:
+            keep = idx[pos] != padding_idx
+            pos, bag = pos[keep], bag[keep]
+        iv = idx[pos].astype(np.int64)
+        rows = np.take(w, iv, axis=0)
+        out = np.zeros((B, D), dtype=w.dtype)
+        counts = np.bincount(bag, minlength=B)
+        ctx.mode, ctx.pos, ctx.bag, ctx.iv, ctx.num_weights, ctx.sgbf = mode, pos, bag, iv, w.shape[0], sgbf
+        ctx.n_input = idx.shape[0]
+        if bag.size:
+            starts_nz = np.flatnonzero(np.r_[True, bag[1:] != bag[:-1]])
+            ub = bag[starts_nz]
+            if mode == 2:
+                mx = np.maximum.reduceat(rows, starts_nz, axis=0)
+                out[ub] = mx
+                hit = rows == out[bag]
+                where = np.where(hit, np.arange(bag.size)[:, None], bag.size)
+                first = np.minimum.reduceat(where, starts_nz, axis=0)
+                arg = np.zeros((B, D), np.int64)
+                arg[ub] = iv[np.minimum(first, bag.size - 1)]
+                ctx.arg, ctx.nonempty = arg, (counts > 0)
+            else:
+                if psw is not None:
+                    rows = rows * psw[pos][:, None]
+                out[ub] = np.add.reduceat(rows, starts_nz, axis=0)
+                if mode == 1:
+                    out[ub] /= counts[ub][:, None].astype(w.dtype)
+        elif mode == 2:
+            ctx.arg, ctx.nonempty = np.zeros((B, D), np.int64), counts > 0
+        ctx.counts = counts
+        ctx.save_for_backward(w, psw)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        w, psw = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        gw = gpsw = None
+        V = ctx.num_weights
+        if ctx.mode == 2:
+            if need[0]:
+                src = grad * Tensor._make(ctx.nonempty[:, None].astype(grad._data.dtype))
+                gw = zeros(V, grad.shape[1], dtype=grad.dtype).scatter_add(0, Tensor._make(ctx.arg), src)
+            return gw, None, None, None, None, None, None, None
+        bag_t = Tensor._make(ctx.bag)
+        g_rows = grad.index_select(0, bag_t)
+        if need[0]:
+            r = g_rows
+            if ctx.mode == 1:
+                r = r * Tensor._make((1.0 / np.maximum(ctx.counts[ctx.bag], 1))[:, None].astype(grad._data.dtype))
+            if psw is not None:
+                r = r * psw.index_select(0, Tensor._make(ctx.pos)).unsqueeze(1)
+            gw = EmbeddingDenseBackward.apply(r, ctx.iv, V, -1, ctx.sgbf)
+        if psw is not None and need[5]:
+            vals = (g_rows * w.index_select(0, Tensor._make(ctx.iv))).sum(1)
+            gpsw = zeros(ctx.n_input, dtype=vals.dtype).index_add(0, Tensor._make(ctx.pos), vals)
+        return gw, None, None, None, None, gpsw, None, None
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Sums, means or maxima of bags of embeddings (bags given by ``offsets``, or the rows of a 2-D input)."""
+    if weight._data.dtype == np.int64 and input.is_floating_point():
+        import warnings
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                      "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
+                      stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if not weight.dim() == 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        offsets = arange(0, input.numel(), input.size(1), dtype=input.dtype)
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode == "sum":
+        mode_enum = 0
+    elif mode == "mean":
+        mode_enum = 1
+    elif mode == "max":
+        mode_enum = 2
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    else:
+        raise ValueError("mode has to be one of sum, mean or max")
+    _check_indices(input, "embedding_bag")
+    if max_norm is not None:
+        with no_grad():
+            _renorm_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    V = weight.shape[0]
+    if padding_idx is None:
+        padding_idx = -1
+    else:
+        if not -V <= padding_idx < V:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, -{V} through {V - 1}, but got "
+                               f"{padding_idx}")
+        if padding_idx < 0:
+            padding_idx += V
+    off = offsets._data.astype(np.int64)
+    n = input.shape[0]
+    if off.size:
+        if off[0] != 0:
+            raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                               f"position 0. However, got {int(off[0])}\n[ torch."
+                               f"{'Int' if offsets._data.dtype == np.int32 else 'Long'}Tensor{{}} ]")
+        if off[-1] > n:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of "
+                               f"{int(off[-1])}")
+    _check_index_range(input, V)
+    if include_last_offset:
+        starts, ends = off[:-1], off[1:]
+    else:
+        starts, ends = off, np.r_[off[1:], n].astype(np.int64)
+    return EmbeddingBag.apply(weight, input._data, starts, ends, mode_enum, per_sample_weights, int(padding_idx),
+                              bool(scale_grad_by_freq))
+
+
+# ====================================================================== one_hot
+
+def one_hot(tensor, num_classes=-1):
+    """int64 tensor of shape (*, num_classes) with a 1 at each value's position."""
+    d = tensor._data
+    if d.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if d.size == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return Tensor._make(np.zeros(d.shape + (num_classes,), np.int64))
+    if d.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(d.max()) + 1
+    elif d.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = (d[..., None] == np.arange(num_classes)).astype(np.int64)
+    return Tensor._make(out)
