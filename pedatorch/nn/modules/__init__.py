@@ -12,3 +12,6 @@ from .dropout import *  # noqa: F401,F403
 from .sparse import Embedding, EmbeddingBag
 from .loss import *  # noqa: F401,F403
 from .misc import *  # noqa: F401,F403
+from .rnn import *  # noqa
+from .attention import *  # noqa
+from .transformer import *  # noqa
