@@ -62,7 +62,7 @@ class Digits:
         return len(self.labels)
 
     def __getitem__(self, idx):
-        return self.torch.tensor(self.images[idx]), int(self.labels[idx])
+        return self.torch.tensor(self.images[idx], dtype=self.torch.get_default_dtype()), int(self.labels[idx])
 
 
 def train_epoch(torch, model, loader, criterion, optimizer):
@@ -93,10 +93,14 @@ def validate(torch, model, loader, criterion):
     return loss_sum / total, correct / total
 
 
-def run(torch, images, labels, state=None):
+def run(torch, images, labels, state=None, dtype=None, epochs=None):
+    epochs = epochs or EPOCHS
     from_data = torch.utils.data
     torch.manual_seed(0)
     model = make_model(torch)
+    if dtype is not None:
+        torch.set_default_dtype(dtype)
+        model.to(dtype)
     if state is not None:
         model.load_state_dict({k: torch.tensor(v) for k, v in state.items()})
     full = Digits(torch, images, labels)
@@ -106,14 +110,17 @@ def run(torch, images, labels, state=None):
     val_loader = from_data.DataLoader(val_set, batch_size=128)
     criterion = torch.nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)
-    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=EPOCHS)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
     curve, accs, lrs = [], [], []
-    for _ in range(EPOCHS):
-        curve += train_epoch(torch, model, train_loader, criterion, optimizer)
-        _, acc = validate(torch, model, val_loader, criterion)
-        accs.append(acc)
-        scheduler.step()
-        lrs.append(scheduler.get_last_lr()[0])
+    try:
+        for _ in range(epochs):
+            curve += train_epoch(torch, model, train_loader, criterion, optimizer)
+            _, acc = validate(torch, model, val_loader, criterion)
+            accs.append(acc)
+            scheduler.step()
+            lrs.append(scheduler.get_last_lr()[0])
+    finally:
+        torch.set_default_dtype(torch.float32)
     return model, curve, accs, lrs
 
 
@@ -127,19 +134,30 @@ def digits():
 
 def test_course_template_trains_to_high_accuracy(digits):
     images, labels = digits
-    _, curve, accs, _ = run(pedatorch, images, labels)
-    assert curve[-1] < curve[0] / 3
-    assert accs[-1] >= 0.9, accs
+    _, curve, accs, _ = run(pedatorch, images, labels, epochs=10)
+    assert curve[-1] < curve[0] / 5
+    assert accs[-1] >= 0.95, accs  # measured: 0.97 after 10 epochs
 
 
 def test_course_template_matches_pytorch(torch, digits):
+    """Same data split, same batches, same initial weights: the same loss curve.
+
+    In float64 the whole run agrees to 1e-9: every op, the optimizer, the scheduler, clipping and
+    BatchNorm's statistics compute what PyTorch computes.  In float32 the curves agree to float32
+    rounding at first; training (lr 0.1, momentum, BatchNorm) amplifies those last-bit differences
+    step by step, so the float32 check covers the first epoch.
+    """
     images, labels = digits
-    model, ours, our_accs, our_lrs = run(pedatorch, images, labels)
     start = {k: v.detach().numpy().copy() for k, v in make_model_state(pedatorch).items()}
-    _, theirs, their_accs, their_lrs = run(torch, images, labels, state=start)
+    _, ours, our_accs, our_lrs = run(pedatorch, images, labels, dtype=pedatorch.float64)
+    _, theirs, their_accs, their_lrs = run(torch, images, labels, state=start, dtype=torch.float64)
     np.testing.assert_allclose(our_lrs, their_lrs, rtol=1e-12)
-    np.testing.assert_allclose(ours, theirs, rtol=2e-3, atol=2e-3)
-    assert abs(our_accs[-1] - their_accs[-1]) <= 0.02
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-9)
+    assert our_accs == their_accs
+    _, ours32, _, _ = run(pedatorch, images, labels)
+    _, theirs32, _, _ = run(torch, images, labels, state=start)
+    first_epoch = len(ours32) // EPOCHS
+    np.testing.assert_allclose(ours32[:first_epoch], theirs32[:first_epoch], rtol=1e-3, atol=1e-3)
 
 
 def make_model_state(torch):
