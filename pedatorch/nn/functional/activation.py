@@ -1,0 +1,781 @@
+"""Activation functions: ``relu``, ``gelu``, ``silu``, ``elu``, ``softplus``, ..., ``softmax``, ``gumbel_softmax``.
+
+Each activation PyTorch records as one node is one ``ArrayFunction`` here (same grad_fn name, one
+numpy kernel forward), with its derivative written in Tensor ops, so double backward works.  Masks
+such as ``x > 0`` enter the backward as constants (their derivative is zero almost everywhere).
+
+In-place variants (``inplace=True``, ``F.relu_``, ``F.elu_``, ...) are the same ops with
+``_inplace_of = 0``.  Like PyTorch, some of them keep the *result* instead of the input for the
+backward (their nodes are ``...Backward1``: ``LeakyReluBackward1``, ``EluBackward1``,
+``ThresholdBackward1``); the others keep a copy of the original input.
+
+The activations PyTorch writes in Python (``softsign``, ``tanhshrink``, ``softmin``,
+``gumbel_softmax``) are written the same way with Tensor ops, so their grad_fn chains match too.
+"""
+import math
+import warnings
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...autograd.function import ArrayFunction
+from ...ops._util import _type_word
+from ...ops.elementwise import Relu, _ip, _erf
+
+__all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_",
+           "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_", "hardsigmoid", "hardswish",
+           "softplus", "softsign", "softshrink", "hardshrink", "tanhshrink", "threshold", "threshold_",
+           "logsigmoid", "prelu", "rrelu", "rrelu_", "glu", "softmax", "log_softmax", "softmin", "gumbel_softmax"]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SQRT1_2 = 0.70710678118654752440
+_INV_SQRT_2PI = 0.39894228040143267794   # 1 / sqrt(2 pi)
+_GELU_BETA = math.sqrt(2.0) * (2.0 / math.sqrt(math.pi)) * 0.5   # sqrt(2 / pi)
+_GELU_KAPPA = 0.044715
+
+
+def _const(arr):
+    """A constant tensor (a mask, a noise sample) for a backward formula: no graph behind it."""
+    return Tensor._make(arr)
+
+
+def _float_only(x, kernel):
+    if x.dtype.kind not in "fc" and x.dtype.name != "bfloat16":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_word(x.dtype)}'")
+
+
+def _wide(x):
+    """Half precision computes in float32 (PyTorch's opmath), other floats in themselves."""
+    return x.astype(np.float32) if x.dtype.kind == "f" and x.dtype.itemsize < 4 else x
+
+
+def _back(out, like):
+    return np.asarray(out).astype(like.dtype, copy=False)
+
+
+def _recording(ctx):
+    """Is this call recording a node?  (Never store arrays on the shared no-graph ctx.)"""
+    return bool(ctx.needs_input_grad)
+
+
+# ====================================================================== relu family
+
+def relu(input, inplace=False):
+    """max(x, 0)."""
+    return _ip(Relu).apply(input) if inplace else Relu.apply(input)
+
+
+def relu_(input):
+    return _ip(Relu).apply(input)
+
+
+class Hardtanh(ArrayFunction):
+    """out = clamp(x, min_val, max_val);   dx = grad where min_val < x < max_val"""
+    node_name = "HardtanhBackward0"
+
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        if x.dtype == np.bool_:
+            raise RuntimeError("Bool inputs not supported for hardtanh")
+        ctx.save_for_backward(x)
+        ctx.lo, ctx.hi = lo, hi
+        out = np.minimum(np.maximum(x, lo), hi)
+        return _back(out, x) if x.dtype.kind in "fc" else out.astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        a = x._data
+        return grad * _const((a > ctx.lo) & (a < ctx.hi)), None, None
+
+
+class Hardtanh_(Hardtanh):
+    """hardtanh in place: the mask is read from the result (the same mask: min_val < out < max_val)"""
+    node_name = "HardtanhBackward0"
+    _inplace_of = 0
+
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        if x.dtype == np.bool_:
+            raise RuntimeError("Bool inputs not supported for hardtanh")
+        out = np.minimum(np.maximum(x, lo), hi).astype(x.dtype, copy=False)
+        ctx.save_for_backward(out)
+        ctx.lo, ctx.hi = lo, hi
+        return out
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """clamp(x, min_val, max_val)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return (Hardtanh_ if inplace else Hardtanh).apply(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return Hardtanh_.apply(input, min_val, max_val)
+
+
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6): hardtanh(x, 0, 6), as in PyTorch (HardtanhBackward0)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+class LeakyRelu(ArrayFunction):
+    """out = x if x > 0 else slope * x;   dx = grad * (1 if x > 0 else slope)"""
+    node_name = "LeakyReluBackward0"
+
+    @staticmethod
+    def forward(ctx, x, slope):
+        _float_only(x, "leaky_relu_cpu")
+        ctx.save_for_backward(x)
+        ctx.slope = slope
+        xw = _wide(x)
+        return _back(np.where(xw > 0, xw, xw * slope), x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return _leaky_grad(grad, x._data > 0, ctx.slope), None
+
+
+def _leaky_grad(grad, positive, slope):
+    return grad * _const(np.where(positive, 1.0, slope).astype(grad._data.dtype))
+
+
+class LeakyRelu_(ArrayFunction):
+    """leaky_relu in place: the backward reads the sign from the result (so slope must be >= 0)"""
+    node_name = "LeakyReluBackward1"
+    _inplace_of = 0
+
+    @staticmethod
+    def forward(ctx, x, slope):
+        _float_only(x, "leaky_relu_cpu")
+        xw = _wide(x)
+        out = _back(np.where(xw > 0, xw, xw * slope), x)
+        ctx.save_for_backward(out)
+        ctx.slope = slope
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, = ctx.saved_tensors
+        if ctx.slope < 0:
+            _inplace_leaky_error()
+        return _leaky_grad(grad, out._data > 0, ctx.slope), None
+
+
+def _inplace_leaky_error():
+    raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+                       "supported. This is caused by calling in-place forward function with a negative slope, "
+                       "please call out-of-place version instead. File an issue at "
+                       "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu backward "
+                       "calculation with negative slope")
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x if x > 0 else negative_slope * x."""
+    return (LeakyRelu_ if inplace else LeakyRelu).apply(input, negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return LeakyRelu_.apply(input, negative_slope)
+
+
+# ====================================================================== elu family (elu, selu, celu)
+
+class Elu(ArrayFunction):
+    """out = scale * x if x > 0 else alpha * scale * (exp(x * input_scale) - 1);
+    dx = grad * (scale if x > 0 else alpha * scale * input_scale * exp(x * input_scale))"""
+    node_name = "EluBackward0"
+
+    @staticmethod
+    def forward(ctx, x, alpha, scale, input_scale):
+        _float_only(x, "elu_cpu")
+        ctx.save_for_backward(x)
+        ctx.coef = (alpha * scale, scale, input_scale)
+        return _elu_kernel(x, alpha * scale, scale, input_scale)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        neg, pos, ins = ctx.coef
+        d = (x * ins).exp() * (ins * neg)
+        return _where_const(x._data > 0, grad * pos, grad * d), None, None, None
+
+
+def _elu_kernel(x, neg, pos, ins):
+    xw = _wide(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _back(np.where(xw <= 0, np.expm1(xw * ins) * neg, xw * pos), x)
+
+
+def _where_const(mask, a, b):
+    """where(mask, a, b) with a constant mask (both branches are tensors of the same shape)."""
+    from ...ops.elementwise import where
+    return where(_const(mask), a, b)
+
+
+class Elu_(ArrayFunction):
+    """elu in place: dx = grad * (scale if out > 0 else input_scale * (out + alpha * scale)), from the result"""
+    node_name = "EluBackward1"
+    _inplace_of = 0
+
+    @staticmethod
+    def forward(ctx, x, alpha, scale, input_scale):
+        _float_only(x, "elu_cpu")
+        out = _elu_kernel(x, alpha * scale, scale, input_scale)
+        ctx.save_for_backward(out)
+        ctx.coef = (alpha * scale, scale, input_scale)
+        ctx.alpha = alpha
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, = ctx.saved_tensors
+        neg, pos, ins = ctx.coef
+        if ctx.alpha < 0:
+            raise RuntimeError("In-place elu backward calculation is triggered with a negative slope which is not "
+                               "supported. This is caused by calling in-place forward function with a negative slope, "
+                               "please call out-of-place version instead.")
+        return _where_const(out._data > 0, grad * pos, grad * ((out + neg) * ins)), None, None, None
+
+
+class Celu(Elu):
+    """celu(x) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)): elu with input_scale = 1 / alpha"""
+    node_name = "CeluBackward0"
+
+
+class Celu_(Elu_):
+    node_name = "CeluBackward1"
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x if x > 0 else alpha * (exp(x) - 1)."""
+    return (Elu_ if inplace else Elu).apply(input, alpha, 1.0, 1.0)
+
+
+def elu_(input, alpha=1.0):
+    return Elu_.apply(input, alpha, 1.0, 1.0)
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with PyTorch's fixed alpha and scale."""
+    return (Elu_ if inplace else Elu).apply(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+def selu_(input):
+    return Elu_.apply(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+def _celu_scale(alpha):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return 1.0 / alpha
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    return (Celu_ if inplace else Celu).apply(input, alpha, 1.0, _celu_scale(alpha))
+
+
+def celu_(input, alpha=1.0):
+    return Celu_.apply(input, alpha, 1.0, _celu_scale(alpha))
+
+
+# ====================================================================== smooth activations
+
+class Gelu(ArrayFunction):
+    """out = x * Phi(x), Phi the normal cdf (erf; or the tanh approximation);   dx = grad * (Phi(x) + x * phi(x))"""
+    node_name = "GeluBackward0"
+
+    @staticmethod
+    def forward(ctx, x, approximate):
+        _float_only(x, "GeluKernelImpl")
+        ctx.save_for_backward(x)
+        ctx.approximate = approximate
+        xw = _wide(x)
+        if approximate == "tanh":
+            inner = _GELU_BETA * (xw + _GELU_KAPPA * xw * xw * xw)
+            return _back(0.5 * xw * (1 + np.tanh(inner)), x)
+        return _back(xw * 0.5 * (1 + _erf(xw * _SQRT1_2)), x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        if ctx.approximate == "tanh":
+            x_sq = x * x
+            t = ((x + x_sq * x * _GELU_KAPPA) * _GELU_BETA).tanh()
+            left = (t + 1) * 0.5
+            right = x * 0.5 * (1 - t * t) * ((x_sq * (3 * _GELU_KAPPA) + 1) * _GELU_BETA)
+            return grad * (left + right), None
+        cdf = ((x * _SQRT1_2).erf() + 1) * 0.5
+        pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
+        return grad * (cdf + x * pdf), None
+
+
+def gelu(input, *, approximate="none"):
+    """x * Phi(x) (exact, with erf), or 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) for 'tanh'."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return Gelu.apply(input, approximate)
+
+
+def _sigmoid(xw):
+    e = np.exp(-np.abs(xw))
+    return np.where(xw >= 0, 1 / (1 + e), e / (1 + e))
+
+
+class Silu(ArrayFunction):
+    """out = x * sigmoid(x);   dx = grad * s * (1 + x * (1 - s)),  s = sigmoid(x)"""
+    node_name = "SiluBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        _float_only(x, "silu_cpu")
+        ctx.save_for_backward(x)
+        xw = _wide(x)
+        return _back(xw * _sigmoid(xw), x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        s = x.sigmoid()
+        return grad * (s * (x * (1 - s) + 1))
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x) (swish)."""
+    return (_ip(Silu) if inplace else Silu).apply(input)
+
+
+class Mish(ArrayFunction):
+    """out = x * tanh(softplus(x));   dx = grad * (t + x * sigmoid(x) * (1 - t^2)),  t = tanh(softplus(x))"""
+    node_name = "MishBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        _float_only(x, "mish_cpu")
+        ctx.save_for_backward(x)
+        xw = _wide(x)
+        with np.errstate(over="ignore"):
+            return _back(xw * np.tanh(np.log1p(np.exp(xw))), x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        t = x.exp().log1p().tanh()
+        return grad * (t + x * x.sigmoid() * (1 - t * t))
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    return (_ip(Mish) if inplace else Mish).apply(input)
+
+
+def sigmoid(input):
+    """1 / (1 + exp(-x))."""
+    return input.sigmoid()
+
+
+def tanh(input):
+    return input.tanh()
+
+
+class Softplus(ArrayFunction):
+    """out = log(1 + exp(beta x)) / beta (x where beta x > threshold);   dx = grad * sigmoid(beta x) (or grad)"""
+    node_name = "SoftplusBackward0"
+
+    @staticmethod
+    def forward(ctx, x, beta, threshold):
+        _float_only(x, "softplus_cpu")
+        ctx.save_for_backward(x)
+        ctx.beta, ctx.threshold = beta, threshold
+        xw = _wide(x)
+        bx = xw * beta
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            return _back(np.where(bx > threshold, xw, np.log1p(np.exp(bx)) / beta), x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        bx = x * ctx.beta
+        linear = bx._data > ctx.threshold
+        return _where_const(linear, grad, grad * bx.sigmoid()), None, None
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta x)) / beta, linear where beta x > threshold."""
+    return Softplus.apply(input, beta, threshold)
+
+
+def softsign(input):
+    """x / (1 + |x|) (PyTorch writes it in Tensor ops: DivBackward0)."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    """x - tanh(x)."""
+    return input - input.tanh()
+
+
+class LogSigmoid(ArrayFunction):
+    """out = log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|));   dx = grad * sigmoid(-x)"""
+    node_name = "LogSigmoidBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        _float_only(x, "log_sigmoid_cpu")
+        ctx.save_for_backward(x)
+        xw = _wide(x)
+        return _back(np.minimum(xw, 0) - np.log1p(np.exp(-np.abs(xw))), x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * (-x).sigmoid()
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)), computed without overflow."""
+    return LogSigmoid.apply(input)
+
+
+# ====================================================================== hard / piecewise activations
+
+class Hardsigmoid(ArrayFunction):
+    """out = clamp(x + 3, 0, 6) / 6;   dx = grad / 6 where -3 < x < 3"""
+    node_name = "HardsigmoidBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        _float_only(x, "hardsigmoid_cpu")
+        ctx.save_for_backward(x)
+        xw = _wide(x)
+        return _back(np.minimum(np.maximum(xw + 3, 0), 6) / 6, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        a = x._data
+        # PyTorch's kernel multiplies by the float constant 1/6 (also for doubles)
+        return grad * _const(((a > -3) & (a < 3)) * np.asarray(np.float32(1 / 6), dtype=a.dtype))
+
+
+def hardsigmoid(input, inplace=False):
+    """clamp(x / 6 + 1 / 2, 0, 1)."""
+    return (_ip(Hardsigmoid) if inplace else Hardsigmoid).apply(input)
+
+
+class Hardswish(ArrayFunction):
+    """out = x * clamp(x + 3, 0, 6) / 6;   dx = 0 (x <= -3), grad * (x / 3 + 1/2) (x < 3), grad (x >= 3)"""
+    node_name = "HardswishBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        _float_only(x, "hardswish_cpu")
+        ctx.save_for_backward(x)
+        xw = _wide(x)
+        return _back(xw * np.minimum(np.maximum(xw + 3, 0), 6) / 6, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        a = x._data
+        middle = (a > -3) & (a < 3)
+        slope = x / 3 + 0.5
+        return grad * _where_const(middle, slope, _const(np.where(a >= 3, 1.0, 0.0).astype(a.dtype)))
+
+
+def hardswish(input, inplace=False):
+    """x * relu6(x + 3) / 6."""
+    return (_ip(Hardswish) if inplace else Hardswish).apply(input)
+
+
+def _check_lambda(x, lambd):
+    big = {"float64": 1.79769e+308, "float32": 3.40282e+38, "float16": 65504.0, "bfloat16": 3.38953e+38}
+    top = big.get(x.dtype.name)
+    if top is not None and not 0 <= lambd <= np.finfo(x.dtype).max:
+        shown = f"{top:g}" if top != 65504.0 else "65504"
+        raise RuntimeError(f"lambda must be in range [0, {shown}] for input dtype {_type_word(x.dtype)}, but found "
+                           f"{lambd:g}")
+
+
+class Softshrink(ArrayFunction):
+    """out = x - lambd (x > lambd), x + lambd (x < -lambd), 0 otherwise;   dx = grad where |x| > lambd"""
+    node_name = "SoftshrinkBackward0"
+
+    @staticmethod
+    def forward(ctx, x, lambd):
+        _float_only(x, "softshrink_check")
+        _check_lambda(x, lambd)
+        ctx.save_for_backward(x)
+        ctx.lambd = lambd
+        xw = _wide(x)
+        return _back(np.where(xw > lambd, xw - lambd, np.where(xw < -lambd, xw + lambd, 0)), x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        a = x._data
+        return grad * _const((a > ctx.lambd) | (a < -ctx.lambd)), None
+
+
+def softshrink(input, lambd=0.5):
+    """x moved lambd towards 0 (0 inside [-lambd, lambd])."""
+    return Softshrink.apply(input, lambd)
+
+
+class Hardshrink(ArrayFunction):
+    """out = 0 inside [-lambd, lambd], x outside;   dx = grad outside"""
+    node_name = "HardshrinkBackward0"
+
+    @staticmethod
+    def forward(ctx, x, lambd):
+        _float_only(x, "hardshrink_cpu")
+        ctx.save_for_backward(x)
+        ctx.lambd = lambd
+        keep = (x < -lambd) | (x > lambd)
+        return np.where(keep, x, 0).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        a = x._data
+        return grad * _const((a < -ctx.lambd) | (a > ctx.lambd)), None
+
+
+def hardshrink(input, lambd=0.5):
+    """0 inside [-lambd, lambd], x outside."""
+    return Hardshrink.apply(input, lambd)
+
+
+class Threshold(ArrayFunction):
+    """out = value where x <= threshold, else x;   dx = grad where x > threshold"""
+    node_name = "ThresholdBackward0"
+
+    @staticmethod
+    def forward(ctx, x, threshold, value):
+        ctx.save_for_backward(x)
+        ctx.threshold = threshold
+        return _threshold_kernel(x, threshold, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * _const(x._data > ctx.threshold), None, None
+
+
+def _threshold_kernel(x, threshold, value):
+    out = np.where(x <= threshold, np.asarray(value).astype(x.dtype) if x.dtype != np.bool_ else bool(value), x)
+    return out.astype(x.dtype, copy=False)
+
+
+class Threshold_(Threshold):
+    """threshold in place (the backward reads a copy of the original input, as PyTorch's)"""
+    node_name = "ThresholdBackward1"
+    _inplace_of = 0
+
+
+def threshold(input, threshold, value, inplace=False):
+    """value where x <= threshold, x elsewhere."""
+    return (Threshold_ if inplace else Threshold).apply(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    return Threshold_.apply(input, threshold, value)
+
+
+# ====================================================================== parametric / random
+
+class PreluKernel(ArrayFunction):
+    """out = x if x > 0 else w * x (w broadcast per channel);   dx = grad * (1 or w),  dw = grad * x where x <= 0"""
+    node_name = "PreluKernelBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w):
+        _float_only(x, "prelu_cpu")
+        ctx.save_for_backward(x, w)
+        return np.where(x > 0, x, w * x).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        pos = x._data > 0
+        need = ctx.needs_input_grad
+        gx = _where_const(pos, grad, grad * w) if need[0] else None
+        gw = _where_const(pos, grad * 0, grad * x) if need[1] else None
+        return gx, gw
+
+
+def prelu(input, weight):
+    """x if x > 0 else a * x, with one learnt slope a per channel (dim 1) or a single one."""
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {_type_word(input._data.dtype)} and "
+                           f"{_type_word(weight._data.dtype)}")
+    nd = input.ndim
+    if weight.numel() != 1:
+        if nd == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if nd > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {channels}.")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    w = weight
+    if nd != weight.ndim:
+        shape = [1] * nd
+        if nd > 1:
+            shape[1] = weight.numel()
+        w = weight.reshape(shape)
+    return PreluKernel.apply(input, w)
+
+
+class RreluWithNoise(ArrayFunction):
+    """training: out = x * r for x <= 0, r ~ U(lower, upper) per element (the noise), x elsewhere;
+    dx = grad * noise.   eval: leaky_relu with slope (lower + upper) / 2"""
+    node_name = "RreluWithNoiseBackward0"
+
+    @staticmethod
+    def forward(ctx, x, lower, upper, training, generator):
+        out, noise = _rrelu_kernel(x, lower, upper, training, generator)
+        ctx.save_for_backward(x)
+        if _recording(ctx):
+            ctx.noise, ctx.slope = noise, (lower + upper) / 2
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        if ctx.noise is not None:
+            return grad * _const(ctx.noise), None, None, None, None
+        return _leaky_grad(grad, x._data > 0, ctx.slope), None, None, None, None
+
+
+class RreluWithNoise_(ArrayFunction):
+    """rrelu in place (eval mode: the sign is read from the result)"""
+    node_name = "RreluWithNoiseBackward1"
+    _inplace_of = 0
+
+    @staticmethod
+    def forward(ctx, x, lower, upper, training, generator):
+        out, noise = _rrelu_kernel(x, lower, upper, training, generator)
+        ctx.save_for_backward(out)
+        if _recording(ctx):
+            ctx.noise, ctx.slope = noise, (lower + upper) / 2
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, = ctx.saved_tensors
+        if ctx.noise is not None:
+            return grad * _const(ctx.noise), None, None, None, None
+        if ctx.slope < 0:
+            _inplace_leaky_error()
+        return _leaky_grad(grad, out._data > 0, ctx.slope), None, None, None, None
+
+
+def _rrelu_kernel(x, lower, upper, training, generator):
+    """ATen's loop: each element x <= 0 (in memory order) draws r = lower + u (upper - lower), u a double."""
+    _float_only(x, "leaky_relu_cpu")
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    xw = _wide(x)
+    if not training:
+        return _back(np.where(xw > 0, xw, xw * ((lower + upper) / 2)), x), None
+    from ..._random import _get_generator
+    gen = _get_generator(generator)
+    neg = (x <= 0).ravel()
+    lo, hi = float(xw.dtype.type(lower)), float(xw.dtype.type(upper))   # the bounds in the compute type
+    r = gen._uniform_double(int(neg.sum())) * (hi - lo) + lo
+    noise = np.ones(x.size, dtype=xw.dtype)
+    noise[neg] = r.astype(xw.dtype)
+    noise = noise.reshape(x.shape)
+    return _back(xw * noise, x), noise.astype(x.dtype, copy=False)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky relu: slopes ~ U(lower, upper) while training, their mean otherwise."""
+    return (RreluWithNoise_ if inplace else RreluWithNoise).apply(input, lower, upper, bool(training), None)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return RreluWithNoise_.apply(input, lower, upper, bool(training), generator)
+
+
+class Glu(ArrayFunction):
+    """out = a * sigmoid(b), (a, b) the halves of x along dim;   da = grad * sigmoid(b),  db = grad * a * s (1 - s)"""
+    node_name = "GluBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        _float_only(x, "glu_cpu")
+        ctx.save_for_backward(x)
+        ctx.dim = dim
+        a, b = np.split(_wide(x), 2, axis=dim)
+        return _back(a * _sigmoid(b), x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        from ...ops.join import cat
+        a, b = x.chunk(2, ctx.dim)
+        s = b.sigmoid()
+        ga = grad * s
+        return cat([ga, ga * a * (1 - s)], ctx.dim), None
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b), where a and b are the two halves of the input along ``dim``."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    from ...ops._util import wrap_dim
+    d = wrap_dim(dim, input.ndim)
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {input.shape[d]}")
+    return Glu.apply(input, d)
+
+
+# ====================================================================== softmax family
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
+                  f"argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along ``dim`` (``dtype`` casts the input first)."""
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.ndim, _stacklevel)
+    return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x)."""
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.ndim, _stacklevel)
+    return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """x - logsumexp(x) along ``dim``."""
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.ndim, _stacklevel)
+    return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """softmax((logits + g) / tau), g ~ Gumbel(0, 1); ``hard``: one-hot forward, soft gradient."""
+    from ...ops.creation import empty_like, zeros_like
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -empty_like(logits).exponential_().log()   # ~Gumbel(0, 1)
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if hard:
+        index = y_soft.max(dim, keepdim=True)[1]
+        y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+        return y_hard - y_soft.detach() + y_soft
+    return y_soft

@@ -1,0 +1,952 @@
+"""Pooling: ``max_pool*``, ``avg_pool*``, ``adaptive_avg_pool*``, ``adaptive_max_pool*``, ``lp_pool*``,
+``max_unpool*``.
+
+Every window of a pooling layer is a strided *view* of the (padded) input.  Instead of materialising
+all windows, the kernels loop over the kernel offsets (kh * kw of them, a handful): offset (i, j)
+of every window at once is the strided slice ``xpad[..., i*d::s, j*d::s]`` (numpy view, no copy), so
+
+    max pooling  = a running maximum over those K slices (and the offset that won, for the indices);
+    avg pooling  = their sum divided by each window's size.
+
+The indices of max pooling are PyTorch's: the flat position ``h * W + w`` of the maximum in its
+(H, W) plane (ties: the first maximum; NaN wins).  Its backward adds each gradient at its index;
+the backward of that is a gather at the same indices, so double backward works.  Adaptive pooling
+uses PyTorch's windows ``start = floor(i * in / out)``, ``end = ceil((i + 1) * in / out)``: the
+average is a product with a (out, in) averaging matrix per dim, the maximum a loop over the
+offsets of the longest window.
+
+1-d pools run as 2-d pools on ``input.unsqueeze(-2)``, as in PyTorch (hence its grad_fn chain
+``SqueezeBackward1 -> MaxPool2DWithIndicesBackward0 -> UnsqueezeBackward0``).
+"""
+import numbers
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ...autograd.function import ArrayFunction
+from ...ops._util import shape_str, _type_word
+
+__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+           "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+           "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+           "adaptive_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_unpool1d",
+           "max_unpool2d", "max_unpool3d"]
+
+
+# ====================================================================== geometry
+
+class _Pool:
+    """One pooling's sizes per spatial dim: kernel, stride, padding, dilation, input and output sizes."""
+
+    __slots__ = ("k", "s", "p", "d", "insp", "outsp")
+
+    def __init__(self, k, s, p, d, insp, outsp):
+        self.k, self.s, self.p, self.d, self.insp, self.outsp = k, s, p, d, insp, outsp
+
+    def starts(self, i):
+        return np.arange(self.outsp[i]) * self.s[i] - self.p[i]
+
+    def pad_hi(self, i):
+        """Padding after the input so that every (ceil_mode) window lies inside the padded array."""
+        return max(0, (self.outsp[i] - 1) * self.s[i] + (self.k[i] - 1) * self.d[i] + 1 - self.insp[i] - self.p[i])
+
+    def offsets(self):
+        """(offset, slices of the padded input) for every kernel offset."""
+        for off in np.ndindex(*self.k):
+            yield off, tuple(slice(o * d, o * d + s * (n - 1) + 1, s)
+                             for o, d, s, n in zip(off, self.d, self.s, self.outsp))
+
+    def flat_index(self, pos):
+        """The flat plane index of per-dim positions (1-d arrays), broadcast to the output grid."""
+        dims = len(pos)
+        idx = np.zeros((1,) * dims, dtype=np.int64)
+        stride = 1
+        for i in range(dims - 1, -1, -1):
+            shape = [1] * dims
+            shape[i] = -1
+            idx = idx + pos[i].reshape(shape).astype(np.int64) * stride
+            stride *= self.insp[i]
+        return idx
+
+
+def _pooling_output_shape(n, k, pad, s, d, ceil_mode):
+    """ATen's pooling_output_shape, with its checks."""
+    if s == 0:
+        raise RuntimeError("stride should not be zero")
+    if pad < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
+    if pad > ((k - 1) * d + 1) // 2:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad}, "
+                           f"kernel_size={k} and dilation={d}")
+    out = (n + 2 * pad - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= n + pad:
+        out -= 1   # the last window must start inside the input or its left padding
+    return out
+
+
+def _pad(x, g, value):
+    """``x`` (B, *sp) padded by the pooling (left: padding; right: as far as the windows reach)."""
+    dims = len(g.k)
+    his = [g.pad_hi(i) for i in range(dims)]
+    if not any(g.p) and not any(his):
+        return x
+    out = np.full(x.shape[:1] + tuple(n + p + h for n, p, h in zip(g.insp, g.p, his)), value, dtype=x.dtype)
+    out[(slice(None),) + tuple(slice(p, p + n) for p, n in zip(g.p, g.insp))] = x
+    return out
+
+
+def _prod(xs):
+    p = 1
+    for x in xs:
+        p *= x
+    return p
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else (np.iinfo(dtype).min if dtype.kind in "iu" else False)
+
+
+# ====================================================================== max pooling kernels
+
+def _max_pool(x, g, need_idx):
+    """(max, flat index of the max) over every window of ``x`` (B, *sp); index None unless ``need_idx``."""
+    xp = _pad(x, g, _lowest(x.dtype))
+    head = (slice(None),)
+    finite = x.dtype.kind == "f" and np.isfinite(x).all()
+    if finite or not need_idx and x.dtype.kind != "f":
+        # no nan/-inf: a running maximum, then the first offset that reaches it (padding never does)
+        slices = [(off, xp[head + sl]) for off, sl in g.offsets()]
+        out = slices[0][1].copy()
+        for _, v in slices[1:]:
+            np.maximum(out, v, out=out)
+        if not need_idx:
+            return out, None
+        idx = None
+        for off, v in reversed(slices):
+            fi = _offset_index(g, off)
+            idx = np.broadcast_to(fi, out.shape) if idx is None else np.where(v == out, fi, idx)
+        return out, np.ascontiguousarray(idx, dtype=np.int64)
+    # PyTorch's loop: start below everything, take strictly greater values or nan; padding never wins
+    out = np.full(x.shape[:1] + tuple(g.outsp), _lowest(x.dtype), dtype=x.dtype)
+    first = []
+    for i in range(len(g.k)):
+        st = g.starts(i)
+        first.append(st + g.d[i] * np.maximum(0, -(st // g.d[i])))   # first in-bounds position of each window
+    idx = np.broadcast_to(g.flat_index(first), out.shape).copy()
+    for off, sl in g.offsets():
+        v = xp[head + sl]
+        take = v > out
+        if x.dtype.kind == "f":
+            take |= np.isnan(v)
+        np.copyto(out, v, where=take)
+        np.copyto(idx, np.broadcast_to(_offset_index(g, off), idx.shape), where=take)
+    return out, (idx if need_idx else None)
+
+
+def _offset_index(g, off):
+    return g.flat_index([g.starts(i) + off[i] * g.d[i] for i in range(len(g.k))])
+
+
+def _adaptive_windows(n, out):
+    """PyTorch's adaptive windows: start = floor(i * n / out), end = ceil((i + 1) * n / out)."""
+    i = np.arange(out)
+    start = (i * n) // out
+    end = -((-(i + 1) * n) // out)
+    return start, end
+
+
+def _adaptive_max(x, insp, outsp):
+    """Adaptive max pooling of ``x`` (B, *sp): loop over the offsets of the longest window
+    (shorter windows repeat their last element, which never beats its first occurrence)."""
+    tables, lens = [], []
+    for n, o in zip(insp, outsp):
+        start, end = _adaptive_windows(n, o)
+        m = int((end - start).max()) if o else 0
+        tables.append(np.minimum(start[:, None] + np.arange(m)[None, :], end[:, None] - 1))
+        lens.append(m)
+    g = _Pool(None, None, None, None, insp, outsp)
+    dims = len(insp)
+    out = idx = None
+    for off in np.ndindex(*lens):
+        pos = [tables[i][:, off[i]] for i in range(dims)]
+        grid = np.ix_(*pos)
+        v = x[(slice(None),) + grid]
+        fi = g.flat_index(pos)
+        if out is None:
+            out, idx = v.copy(), np.broadcast_to(fi, v.shape).copy()
+            continue
+        take = v > out
+        if x.dtype.kind == "f":
+            take |= np.isnan(v)
+        np.copyto(out, v, where=take)
+        np.copyto(idx, np.broadcast_to(fi, idx.shape), where=take)
+    if out is None:  # an empty output
+        out = np.zeros(x.shape[:1] + tuple(outsp), dtype=x.dtype)
+        idx = np.zeros(out.shape, dtype=np.int64)
+    return out, idx
+
+
+# ====================================================================== autograd functions
+
+def _flat(x, dims):
+    """(lead..., *sp) -> (B, *sp)."""
+    return x.reshape((-1,) + x.shape[x.ndim - dims:])
+
+
+class _MaxPool(ArrayFunction):
+    """out = max over each window (and its flat index);   dx = grad added at the index of each max"""
+
+    @staticmethod
+    def forward(ctx, x, g, need_idx):
+        dims = len(g.k)
+        lead = x.shape[:x.ndim - dims]
+        need_idx = need_idx or bool(ctx.needs_input_grad)
+        out, idx = _max_pool(_flat(x, dims), g, need_idx)
+        out = out.reshape(lead + out.shape[1:])
+        if idx is None:
+            return out, np.zeros(out.shape, dtype=np.int64)
+        idx = idx.reshape(out.shape)
+        if ctx.needs_input_grad:
+            ctx.idx, ctx.in_shape, ctx.g = idx, x.shape, g
+            ctx.unique = all((k - 1) * d + 1 <= s for k, d, s in zip(g.k, g.d, g.s))  # windows don't overlap
+        return out, idx
+
+    @staticmethod
+    def backward(ctx, grad, _):
+        return _IndexAdd.apply(grad, ctx.idx, ctx.in_shape, _prod(ctx.in_shape[-len(ctx.g.k):]), ctx.unique), \
+            None, None
+
+
+class MaxPool2d(_MaxPool):
+    node_name = "MaxPool2DWithIndicesBackward0"
+
+
+class MaxPool3d(_MaxPool):
+    node_name = "MaxPool3DWithIndicesBackward0"
+
+
+class _AdaptiveMaxPool(ArrayFunction):
+    """out = max over each adaptive window (and its flat index);   dx = grad added at those indices"""
+
+    @staticmethod
+    def forward(ctx, x, outsp):
+        dims = len(outsp)
+        lead = x.shape[:x.ndim - dims]
+        out, idx = _adaptive_max(_flat(x, dims), x.shape[x.ndim - dims:], outsp)
+        out = out.reshape(lead + tuple(outsp))
+        idx = idx.reshape(out.shape)
+        if ctx.needs_input_grad:
+            ctx.idx, ctx.in_shape, ctx.outsp = idx, x.shape, outsp
+        return out, idx
+
+    @staticmethod
+    def backward(ctx, grad, _):
+        return _IndexAdd.apply(grad, ctx.idx, ctx.in_shape, _prod(ctx.in_shape[-len(ctx.outsp):]), False), None
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+    node_name = "AdaptiveMaxPool2DBackward0"
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    node_name = "AdaptiveMaxPool3DBackward0"
+
+
+def _rows(a, nplane):
+    """(lead..., *plane) -> (rows, plane elements)."""
+    return a.reshape(-1, nplane) if a.size else a.reshape(0, nplane)
+
+
+class _IndexAdd(ArrayFunction):
+    """dx[row, idx[row, j]] += grad[row, j] (one row per (n, c) plane): the backward of max pooling;
+    its own backward gathers at the same indices"""
+    node_name = "MaxPoolWithIndicesBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, idx, in_shape, nplane, unique):
+        if ctx.needs_input_grad:
+            ctx.idx, ctx.in_shape, ctx.nplane = idx, in_shape, nplane
+        out = np.zeros(in_shape, dtype=grad.dtype)
+        rows = _rows(out, nplane)
+        g2 = grad.reshape(rows.shape[0], -1)
+        i2 = idx.reshape(rows.shape[0], -1)
+        if unique:   # windows that don't overlap: every input element receives at most one gradient
+            np.put_along_axis(rows, i2, g2, axis=1)
+        else:
+            np.add.at(rows, (np.arange(rows.shape[0])[:, None], i2), g2)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _IndexGather.apply(grad, ctx.idx, ctx.nplane), None, None, None, None
+
+
+class _IndexGather(ArrayFunction):
+    """out[row, j] = x[row, idx[row, j]] (per plane);   dx = grad added back at the indices"""
+    node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, x, idx, nplane):
+        if ctx.needs_input_grad:
+            ctx.idx, ctx.in_shape, ctx.nplane = idx, x.shape, nplane
+        rows = _rows(x, nplane)
+        return np.take_along_axis(rows, idx.reshape(rows.shape[0], -1), axis=1).reshape(idx.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _IndexAdd.apply(grad, ctx.idx, ctx.in_shape, ctx.nplane, False), None, None
+
+
+class _AvgPool(ArrayFunction):
+    """out = sum of each window / its divisor;   dx = grad / divisor added back over each window"""
+
+    @staticmethod
+    def forward(ctx, x, g, div):
+        if ctx.needs_input_grad:
+            ctx.g, ctx.div, ctx.in_shape = g, div, x.shape
+        return _avg_pool(x, g, div)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _AvgPoolAdjoint.apply(grad, ctx.g, ctx.div, ctx.in_shape), None, None
+
+
+class AvgPool2d(_AvgPool):
+    node_name = "AvgPool2DBackward0"
+
+
+class AvgPool3d(_AvgPool):
+    node_name = "AvgPool3DBackward0"
+
+
+class _AvgPoolAdjoint(ArrayFunction):
+    """dx = grad / divisor added over each window (the adjoint of average pooling);  its backward: avg pooling"""
+    node_name = "AvgPoolBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, g, div, in_shape):
+        if ctx.needs_input_grad:
+            ctx.g, ctx.div = g, div
+        return _avg_pool_adjoint(grad, g, div, in_shape)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return _AvgPool.apply(gg, ctx.g, ctx.div), None, None, None
+
+
+def _avg_pool(x, g, div):
+    dims = len(g.k)
+    lead = x.shape[:x.ndim - dims]
+    xf = _flat(x, dims)
+    xp = _pad(xf, g, 0)
+    out = None
+    for _, sl in g.offsets():
+        v = xp[(slice(None),) + sl]
+        out = v.astype(x.dtype, copy=True) if out is None else np.add(out, v, out=out)
+    out = out / div if x.dtype.kind in "fc" else np.trunc(out / div)   # integers: C division
+    return out.astype(x.dtype, copy=False).reshape(lead + tuple(g.outsp))
+
+
+def _avg_pool_adjoint(grad, g, div, in_shape):
+    dims = len(g.k)
+    gf = _flat(grad, dims) / div
+    his = [g.pad_hi(i) for i in range(dims)]
+    acc = np.zeros(gf.shape[:1] + tuple(n + p + h for n, p, h in zip(g.insp, g.p, his)), dtype=grad.dtype)
+    for _, sl in g.offsets():
+        acc[(slice(None),) + sl] += gf
+    acc = acc[(slice(None),) + tuple(slice(p, p + n) for p, n in zip(g.p, g.insp))]
+    return np.ascontiguousarray(acc).reshape(in_shape)
+
+
+def _avg_divisor(g, ceil_mode, count_include_pad, divisor_override, dtype):
+    """Each window's divisor, (out...) (PyTorch: the window clipped to input+padding, or to the input)."""
+    if divisor_override is not None:
+        return divisor_override
+    div = np.ones((), dtype=np.float64)
+    dims = len(g.k)
+    empty = np.zeros((), dtype=bool)
+    for i in range(dims):
+        start = g.starts(i)
+        end = np.minimum(start + g.k[i], g.insp[i] + g.p[i])
+        pool = end - start
+        cnt = np.minimum(end, g.insp[i]) - np.maximum(start, 0)
+        shape = [1] * dims
+        shape[i] = -1
+        div = div * (pool if count_include_pad else cnt).reshape(shape)
+        empty = empty | (cnt <= 0).reshape(shape)
+    if empty.any():
+        div = np.where(empty, np.inf, div)   # a window with no input element averages to 0
+    return div.astype(dtype) if np.dtype(dtype).kind == "f" else div
+
+
+class _AdaptiveAvgPool(ArrayFunction):
+    """out = A_h @ x @ A_w^T, A: the (out, in) averaging matrix of each dim;   dx = A_h^T @ grad @ A_w"""
+
+    @staticmethod
+    def forward(ctx, x, mats):
+        if ctx.needs_input_grad:
+            ctx.mats = mats
+        return _apply_mats(x, mats, False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _AdaptiveAvgAdjoint.apply(grad, ctx.mats), None
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPool):
+    node_name = "AdaptiveAvgPool2DBackward0"
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPool):
+    node_name = "AdaptiveAvgPool3DBackward0"
+
+
+class _AdaptiveAvgAdjoint(ArrayFunction):
+    """dx = A_h^T @ grad @ A_w;  its backward: adaptive average pooling"""
+    node_name = "AdaptiveAvgPoolBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, mats):
+        if ctx.needs_input_grad:
+            ctx.mats = mats
+        return _apply_mats(grad, mats, True)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return _AdaptiveAvgPool.apply(gg, ctx.mats), None
+
+
+def _apply_mats(x, mats, transpose):
+    """Multiply each of the trailing len(mats) dims of ``x`` by its matrix (or the transpose)."""
+    dims = len(mats)
+    for i, m in enumerate(mats):
+        ax = x.ndim - dims + i
+        m = m.astype(x.dtype, copy=False)
+        x = np.moveaxis(np.matmul(m.T if transpose else m, np.moveaxis(x, ax, -2)), -2, ax)
+    return np.ascontiguousarray(x)
+
+
+def _avg_matrix(n, out):
+    start, end = _adaptive_windows(n, out)
+    pos = np.arange(n)
+    inside = (pos[None, :] >= start[:, None]) & (pos[None, :] < end[:, None])
+    return inside / np.maximum(end - start, 1)[:, None]
+
+
+class _MaxUnpool(ArrayFunction):
+    """out[plane, idx] = x (zeros elsewhere);   dx = grad gathered at the indices"""
+
+    @staticmethod
+    def forward(ctx, x, idx, out_sp):
+        dims = len(out_sp)
+        nplane = _prod(out_sp)
+        out_shape = x.shape[:x.ndim - dims] + tuple(out_sp)
+        out = np.zeros(out_shape, dtype=x.dtype)
+        rows = _rows(out, nplane)
+        np.put_along_axis(rows, idx.reshape(rows.shape[0], -1), x.reshape(rows.shape[0], -1), axis=1)
+        if ctx.needs_input_grad:
+            ctx.idx, ctx.nplane = idx, nplane
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _IndexGather.apply(grad, ctx.idx, ctx.nplane), None, None
+
+
+class MaxUnpool2d(_MaxUnpool):
+    node_name = "MaxUnpool2DBackward0"
+
+
+class MaxUnpool3d(_MaxUnpool):
+    node_name = "MaxUnpool3DBackward0"
+
+
+# ====================================================================== argument parsing
+
+_WORDS = {1: "one", 2: "two", 3: "three"}
+
+
+def _ints(v, what):
+    """An int or a sequence of ints as a list (TypeError otherwise)."""
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        return [int(v)]
+    if isinstance(v, Tensor) and v.ndim == 0:
+        return [int(v.item())]
+    if isinstance(v, (str, bool)) or not hasattr(v, "__iter__"):
+        raise TypeError(f"argument '{what}' must be tuple of ints, not {type(v).__name__}")
+    out = []
+    for e in v:
+        if isinstance(e, Tensor) and e.ndim == 0:
+            e = e.item()
+        if not isinstance(e, numbers.Integral) or isinstance(e, bool):
+            raise TypeError(f"argument '{what}' must be tuple of ints, but found element of type "
+                            f"{type(e).__name__} at pos {len(out)}")
+        out.append(int(e))
+    return out
+
+
+def _sized(v, dims, fname, what, verb="either be"):
+    vals = _ints(v, what)
+    if len(vals) not in (1, dims):
+        omitted = "omitted, " if what == "stride" else ""
+        raise RuntimeError(f"{fname}: {what} must {verb} {omitted}a single int, or a tuple of {_WORDS[dims]} ints")
+    return vals * dims if len(vals) == 1 else vals
+
+
+def _stride_or_kernel(stride, k, dims, fname):
+    if stride is None:
+        return list(k)
+    vals = _ints(stride, "stride")
+    if not vals:
+        return list(k)
+    return _sized(vals, dims, fname, "stride")
+
+
+def _dims_word(dims):
+    return {2: "3D or 4D", 3: "4D or 5D"}[dims]
+
+
+def _pool_shape_check(input, dims, k, s, p, d, outsp):
+    """ATen's pool2d_shape_check / pool3d_shape_check."""
+    names = ["T", "H", "W"][-dims:]
+    if any(v <= 0 for v in k):
+        raise RuntimeError("kernel size should be greater than zero, but got " +
+                           " ".join(f"k{n}: {v}" for n, v in zip(names, k)))
+    if any(v <= 0 for v in s):
+        raise RuntimeError("stride should be greater than zero, but got " +
+                           " ".join(f"d{n}: {v}" for n, v in zip(names, s)))
+    if any(v <= 0 for v in d):
+        raise RuntimeError("dilation should be greater than zero, but got " +
+                           " ".join(f"dilation{n}: {v}" for n, v in zip(names, d)))
+    shape = tuple(input.shape)
+    if any(n == 0 for n in shape[input.ndim - dims - 1:]):
+        raise RuntimeError(f"Expected {_dims_word(dims)} (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{shape_str(shape)}")
+    if any(kk // 2 < pp for kk, pp in zip(k, p)):
+        if dims == 2:
+            raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, "
+                               f"padH = {p[0]}, kW = {k[1]}, kH = {k[0]}")
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got kT: {k[0]} kW: "
+                           f"{k[2]} kH: {k[1]} padT: {p[0]} padW: {p[2]} padH: {p[1]}")
+    if any(o < 1 for o in outsp):
+        planes = shape[-dims - 1]
+        insz = "x".join(str(v) for v in (planes,) + shape[-dims:])
+        outsz = "x".join(str(v) for v in (planes,) + tuple(outsp))
+        raise RuntimeError(f"Given input size: ({insz}). Calculated output size: ({outsz}). Output size is too small")
+
+
+def _check_input(input, fname):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+
+
+def _check_dim_range(input, fname):
+    """checkDimRange(2, 4): the 1-d pools take (C, L) or (N, C, L)."""
+    if not 2 <= input.ndim < 4:
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {fname})")
+
+
+def _check1d(fname, what, v):
+    vals = _ints(v, what)
+    if len(vals) != 1:
+        raise RuntimeError(f"{fname}() argument '{what}' should contain one int (got {len(vals)})")
+    return vals[0]
+
+
+# ====================================================================== max pooling
+
+def _max_pool_nd(dims, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    fname = f"max_pool{dims}d"
+    _check_input(input, fname)
+    k = _sized(kernel_size, dims, fname, "kernel_size")
+    s = _stride_or_kernel(stride, k, dims, fname)
+    p = _sized(padding, dims, fname, "padding")
+    d = _sized(dilation, dims, fname, "dilation", "be either")
+    if input.ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(f"non-empty {_dims_word(dims)} (batch mode) tensor expected for input")
+    insp = tuple(input.shape[-dims:])
+    outsp = tuple(_pooling_output_shape(insp[i], k[i], p[i], s[i], d[i], ceil_mode) for i in range(dims))
+    _pool_shape_check(input, dims, k, s, p, d, outsp)
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError(f"\"{fname}\" not implemented for 'Bool'")
+    g = _Pool(tuple(k), tuple(s), tuple(p), tuple(d), insp, outsp)
+    out, idx = (MaxPool2d if dims == 2 else MaxPool3d).apply(input, g, bool(return_indices))
+    return (out, idx) if return_indices else out
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The maximum of each (kh, kw) window; with ``return_indices`` also its flat index ``h * W + w``."""
+    return _max_pool_nd(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The maximum of each (kd, kh, kw) window (indices: flat positions in the (D, H, W) volume)."""
+    return _max_pool_nd(3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return _max_pool_nd(2, input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return _max_pool_nd(3, input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """ATen's check_max_pool1d (the path without indices)."""
+    nd = input.ndim
+    shape = tuple(input.shape)
+    if not ((nd == 2 and shape[0] != 0 and shape[1] != 0) or (nd == 3 and shape[1] != 0 and shape[2] != 0)):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{shape_str(shape)}")
+    k = _ints(kernel_size, "kernel_size")
+    if len(k) != 1:
+        raise RuntimeError(f"max_pool1d() kernel_size must be an int, list of ints or tuple of ints of size 1 but "
+                           f"got size {len(k)}")
+    s = [] if stride is None else _ints(stride, "stride")
+    if len(s) > 1:
+        raise RuntimeError(f"max_pool1d() stride must be None, an int, list of ints, or tuple of ints of size 1 but "
+                           f"got size {len(s)}")
+    p = _ints(padding, "padding")
+    if len(p) != 1:
+        raise RuntimeError(f"max_pool1d() padding must be an int, list of ints, or tuple of ints of size 1 but got "
+                           f"size {len(p)}")
+    d = _ints(dilation, "dilation")
+    if len(d) != 1:
+        raise RuntimeError(f"max_pool1d() dilation must be an int, list of ints or tuple of ints of size 1 but got "
+                           f"size {len(d)}")
+    s = s or k
+    if k[0] <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k[0]}")
+    if s[0] <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s[0]}")
+    if p[0] < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p[0]}")
+    if p[0] > k[0] // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p[0]} and "
+                           f"kernel_size={k[0]}")
+    if d[0] <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d[0]}")
+    ow = _pooling_output_shape(shape[-1], k[0], p[0], s[0], d[0], ceil_mode)
+    if ow <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {ow}")
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """1-d max pooling over (N, C, L) or (C, L): a 2-d pooling of ``input.unsqueeze(-2)``."""
+    _check_input(input, "max_pool1d")
+    if return_indices:
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError("\"max_pool1d_impl\" not implemented for 'Bool'")
+    return _max_pool1d_2d(input, kernel_size, stride, padding, dilation, ceil_mode, False)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    _check_input(input, "max_pool1d_with_indices")
+    _check_dim_range(input, "max_pool1d")
+    return _max_pool1d_2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def _max_pool1d_2d(input, kernel_size, stride, padding, dilation, ceil_mode, with_indices):
+    k = _check1d("max_pool1d", "kernel_size", kernel_size)
+    s = k if stride is None or not _ints(stride, "stride") else _check1d("max_pool1d", "stride", stride)
+    p = _check1d("max_pool1d", "padding", padding)
+    d = _check1d("max_pool1d", "dilation", dilation)
+    r = _max_pool_nd(2, input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode, with_indices)
+    if with_indices:
+        return r[0].squeeze(-2), r[1].squeeze(-2)
+    return r.squeeze(-2)
+
+
+# ====================================================================== average pooling
+
+def _avg_pool_nd(dims, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    fname = f"avg_pool{dims}d"
+    _check_input(input, fname)
+    k = _sized(kernel_size, dims, fname, "kernel_size")
+    s = _stride_or_kernel(stride, k, dims, fname)
+    p = _sized(padding, dims, fname, "padding")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    nd = input.ndim
+    if nd < dims + 1:
+        n = max(nd, 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got "
+                         f"{-dims - 1})")
+    insp = tuple(input.shape[-dims:])
+    outsp = tuple(_pooling_output_shape(insp[i], k[i], p[i], s[i], 1, ceil_mode) for i in range(dims))
+    if nd not in (dims + 1, dims + 2):
+        raise RuntimeError(f"Expected {_dims_word(dims)} (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{shape_str(input.shape)}")
+    _pool_shape_check(input, dims, k, s, p, [1] * dims, outsp)
+    x = input._data
+    if x.dtype.kind == "b":
+        raise NotImplementedError("\"avg_pool2d\" not implemented for 'Bool'" if dims == 2 else
+                                  "\"avg_pool3d_out_frame\" not implemented for 'Bool'")
+    g = _Pool(tuple(k), tuple(s), tuple(p), (1,) * dims, insp, outsp)
+    div = _avg_divisor(g, ceil_mode, count_include_pad, divisor_override, x.dtype)
+    return (AvgPool2d if dims == 2 else AvgPool3d).apply(input, g, div)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """The mean of each (kh, kw) window (``count_include_pad``: padding counts in the divisor)."""
+    return _avg_pool_nd(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """The mean of each (kd, kh, kw) window."""
+    return _avg_pool_nd(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """1-d average pooling: a 2-d pooling of ``input.unsqueeze(-2)``."""
+    _check_input(input, "avg_pool1d")
+    _check_dim_range(input, "avg_pool1d")
+    k = _check1d("avg_pool1d", "kernel_size", kernel_size)
+    s = k if stride is None or not _ints(stride, "stride") else _check1d("avg_pool1d", "stride", stride)
+    p = _check1d("avg_pool1d", "padding", padding)
+    return avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad).squeeze(-2)
+
+
+# ====================================================================== adaptive pooling
+
+def _list_with_default(out_size, defaults):
+    if isinstance(out_size, numbers.Integral) and not isinstance(out_size, bool):
+        return out_size
+    out_size = list(out_size)
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
+def _output_sizes(output_size, dims):
+    vals = _ints(output_size, "output_size")
+    return vals * dims if len(vals) == 1 and isinstance(output_size, numbers.Integral) else vals
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Averages over PyTorch's adaptive windows (any input size to exactly ``output_size``)."""
+    _check_input(input, "adaptive_avg_pool2d")
+    return _adaptive_avg_nd(2, input, _list_with_default(output_size, tuple(input.shape)))
+
+
+def adaptive_avg_pool3d(input, output_size):
+    _check_input(input, "adaptive_avg_pool3d")
+    return _adaptive_avg_nd(3, input, _list_with_default(output_size, tuple(input.shape)))
+
+
+def _adaptive_avg_nd(dims, input, output_size):
+    fname = f"adaptive_avg_pool{dims}d"
+    o = _output_sizes(output_size, dims)
+    if len(o) != dims:
+        raise RuntimeError(f"{fname}: output_size must be {dims}")
+    if any(v < 0 for v in o):
+        raise RuntimeError(f"{fname}: elements of output_size must be greater than or equal to 0 but received "
+                           f"{{{', '.join(map(str, o))}}}")
+    if all(v == 1 for v in o):   # the mean over the spatial dims (PyTorch's shortcut: MeanBackward1)
+        return input.mean(tuple(range(-1, -dims - 1, -1)), keepdim=True)
+    nd = input.ndim
+    if nd not in (dims + 1, dims + 2):
+        raise RuntimeError(f"{fname}(): Expected {_dims_word(dims)} tensor, but got {shape_str(input.shape)}")
+    for i in range(nd - dims, nd):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"{fname}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {shape_str(input.shape)} with dimension {i} being empty")
+    x = input._data
+    if x.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"adaptive_avg_pool{dims}d\" not implemented for '{_type_word(x.dtype)}'")
+    mats = tuple(_avg_matrix(n, m) for n, m in zip(input.shape[-dims:], o))
+    return (AdaptiveAvgPool2d if dims == 2 else AdaptiveAvgPool3d).apply(input, mats)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """1-d adaptive average pooling: the 2-d one on ``input.unsqueeze(-2)``."""
+    _check_input(input, "adaptive_avg_pool1d")
+    _check_dim_range(input, "adaptive_avg_pool1d")
+    o = _check1d("adaptive_avg_pool1d", "output_size", output_size)
+    return _adaptive_avg_nd(2, input.unsqueeze(-2), [1, o]).squeeze(-2)
+
+
+def _adaptive_max_nd(dims, input, output_size, return_indices):
+    fname = f"adaptive_max_pool{dims}d"
+    nd = input.ndim
+    if nd not in (dims + 1, dims + 2):
+        raise RuntimeError(f"{fname}(): Expected {_dims_word(dims)} tensor, but got: {shape_str(input.shape)}")
+    for i in range(1, nd):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"{fname}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {shape_str(input.shape)} with dimension {i} being empty")
+    o = _output_sizes(output_size, dims)
+    if len(o) != dims:
+        raise RuntimeError(f"{fname}(): internal error: output_size.size() must be {dims}")
+    if any(v < 0 for v in o):
+        neg = next(v for v in o if v < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: "
+                           f"{shape_str(tuple(input.shape[:nd - dims]) + tuple(o))}")
+    if input._data.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"{fname}\" not implemented for '{_type_word(input._data.dtype)}'")
+    out, idx = (AdaptiveMaxPool2d if dims == 2 else AdaptiveMaxPool3d).apply(input, tuple(o))
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Maxima over PyTorch's adaptive windows (indices: flat positions ``h * W + w``)."""
+    _check_input(input, "adaptive_max_pool2d")
+    return _adaptive_max_nd(2, input, _list_with_default(output_size, tuple(input.shape)), return_indices)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    _check_input(input, "adaptive_max_pool3d")
+    return _adaptive_max_nd(3, input, _list_with_default(output_size, tuple(input.shape)), return_indices)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return adaptive_max_pool3d(input, output_size, True)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """1-d adaptive max pooling: the 2-d one on ``input.unsqueeze(-2)``."""
+    _check_input(input, "adaptive_max_pool1d")
+    _check_dim_range(input, "adaptive_max_pool1d")
+    o = _check1d("adaptive_max_pool1d", "output_size", output_size)
+    out, idx = _adaptive_max_nd(2, input.unsqueeze(-2), [1, o], True)
+    out, idx = out.squeeze(-2), idx.squeeze(-2)
+    return (out, idx) if return_indices else out
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+# ====================================================================== power-average pooling
+
+def _lp_pool(dims, input, norm_type, kernel_size, stride, ceil_mode):
+    """(sum of x^p over each window)^(1/p), written as PyTorch writes it (avg pool times the window size)."""
+    k = _ints(kernel_size, "kernel_size")
+    k = k * dims if len(k) == 1 else k
+    maxp = {1: max_pool1d, 2: max_pool2d, 3: max_pool3d}[dims]
+    avgp = {1: avg_pool1d, 2: avg_pool2d, 3: avg_pool3d}[dims]
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return maxp(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -maxp(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avgp(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avgp(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(_prod(k)).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each window of x^p)^(1/p); p = inf is max pooling of |x|."""
+    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over each (kh, kw) window of x^p)^(1/p)."""
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+# ====================================================================== max unpooling
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    input_size = tuple(input.shape)
+    n = len(kernel_size)
+    default_size = [(input_size[-n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        ret = default_size
+    else:
+        if len(output_size) == n + 2:
+            output_size = output_size[2:]
+        if len(output_size) != n:
+            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
+                             f"length of '{len(output_size)}'")
+        for d in range(n):
+            lo, hi = default_size[d] - stride[d], default_size[d] + stride[d]
+            if not lo < output_size[d] < hi:
+                raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})')
+        ret = list(output_size)
+    for d in range(n):
+        if ret[d] < 0:
+            raise ValueError(f"max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={ret[d]}")
+    return ret
+
+
+def _max_unpool_nd(dims, input, indices, output_size):
+    fname = f"max_unpooling{dims}d"
+    if indices._data.dtype != np.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {_type_word(indices._data.dtype)}")
+    if len(output_size) != dims:
+        raise RuntimeError(f"There should be exactly {_WORDS[dims]} elements (height, width) in output_size, but got "
+                           f"{len(output_size)} elements.")
+    if input.ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(f"Input to {fname} should be a {dims + 1}d or {dims + 2}d Tensor, but got a tensor with "
+                           f"{input.ndim} dimensions.")
+    if tuple(input.shape) != tuple(indices.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({shape_str(input.shape)}) but got indices tensor with shape: {shape_str(indices.shape)}")
+    for i in range(1, input.ndim):
+        if input.shape[i] <= 0:
+            raise RuntimeError(f"{fname}_forward_out_cpu(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but got {shape_str(input.shape)} with dimension {i} being empty.")
+    osz = tuple(int(v) for v in output_size)
+    if input._data.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"max_unpool{dims}d\" not implemented for '{_type_word(input._data.dtype)}'")
+    idx = indices._data
+    bad = (idx < 0) | (idx >= _prod(osz))
+    if bad.any():
+        raise RuntimeError(f"Found an invalid max index: {int(idx[bad].flat[0])} (output volumes are of size "
+                           f"{'x'.join(map(str, osz))})")
+    return (MaxUnpool2d if dims == 2 else MaxUnpool3d).apply(input, indices, osz)
+
+
+def _pool_args(kernel_size, stride, padding, dims):
+    k = _ints(kernel_size, "kernel_size")
+    k = k * dims if len(k) == 1 else k
+    s = k if stride is None else _ints(stride, "stride")
+    s = s * dims if len(s) == 1 else s
+    p = _ints(padding, "padding")
+    p = p * dims if len(p) == 1 else p
+    return k, s, p
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool2d: each value goes back to its index, zeros elsewhere."""
+    _check_input(input, "max_unpool2d")
+    k, s, p = _pool_args(kernel_size, stride, padding, 2)
+    osz = _unpool_output_size(input, k, s, p, output_size)
+    return _max_unpool_nd(2, input, indices, osz)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    _check_input(input, "max_unpool3d")
+    k, s, p = _pool_args(kernel_size, stride, padding, 3)
+    osz = _unpool_output_size(input, k, s, p, output_size)
+    return _max_unpool_nd(3, input, indices, osz)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """1-d max unpooling: the 2-d one on ``input.unsqueeze(-1)``."""
+    _check_input(input, "max_unpool1d")
+    k, s, p = _pool_args(kernel_size, stride, padding, 1)
+    osz = list(_unpool_output_size(input, k, s, p, output_size)) + [1]
+    return _max_unpool_nd(2, input.unsqueeze(-1), indices.unsqueeze(-1), osz).squeeze(-1)
