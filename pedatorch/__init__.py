@@ -212,3 +212,31 @@ def set_deterministic_debug_mode(mode):
 
 from . import nn, optim, utils  # noqa: E402,F401  (torch.nn, torch.optim, torch.utils.data as in PyTorch)
 from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (torch.utils.checkpoint)
+
+
+# torch.conv2d, torch.max_pool2d, torch.layer_norm, ...: the functional ops PyTorch also offers at top level
+for _name in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+              "avg_pool1d", "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
+              "adaptive_avg_pool1d", "adaptive_max_pool1d", "batch_norm", "layer_norm", "group_norm",
+              "instance_norm", "rms_norm", "embedding", "embedding_bag", "cosine_similarity", "pairwise_distance",
+              "pdist", "cdist", "pixel_shuffle", "pixel_unshuffle", "bilinear", "prelu", "selu", "selu_", "celu",
+              "celu_", "rrelu", "rrelu_", "hardshrink", "threshold_", "alpha_dropout", "feature_alpha_dropout",
+              "kl_div", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss",
+              "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "channel_shuffle",
+              "grid_sampler", "affine_grid_generator"):
+    if hasattr(nn.functional, _name) and _name not in globals():
+        globals()[_name] = getattr(nn.functional, _name)
+del _name
+
+
+def dropout(input, p, train):
+    """``torch.dropout(input, p, train)`` (all positional, as the ATen op)."""
+    return nn.functional.dropout(input, p, train)
+
+
+def dropout_(input, p, train):
+    return nn.functional.dropout(input, p, train, inplace=True)
+
+
+def feature_dropout(input, p, train):
+    return nn.functional.dropout2d(input, p, train) if input.dim() == 4 else nn.functional.dropout1d(input, p, train)
