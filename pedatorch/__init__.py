@@ -8,6 +8,9 @@
 """
 __version__ = "0.1.0"
 
+from . import _malloc
+_malloc.tune()
+
 from ._dtype import (dtype, float32, float, float64, double, float16, half, bfloat16, int8, int16, short,
                      int32, int, int64, long, uint8, uint16, uint32, uint64, bool, complex64, cfloat,
                      complex128, cdouble, promote_types, get_default_dtype, set_default_dtype, finfo, iinfo)
