@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
+from ..autograd.grad_mode import _state
 from ._util import promote, to_float, write_out, register, is_number, _type_word
 
 __all__ = []  # filled by _export
@@ -1416,18 +1417,69 @@ __all__ += list(_UNARY) + list(_ALIASES)
 
 # ====================================================================== Tensor methods and operators
 
+def _unrecorded_inplace(self, *others):
+    """The arrays for an in-place update that records nothing (an optimizer step under no_grad), or None.
+
+    Then the update is one numpy call writing straight into ``self``'s memory (``out=``): no temporary
+    result, no copy.  Anything unusual (a graph to record, another dtype, a broadcast that does not
+    fit) takes the general path, which records, checks and words the errors.
+    """
+    dst = self._data
+    if type(dst) is not np.ndarray or not dst.flags.writeable or self._is_inference:
+        return None
+    if _state.enabled and (self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)):
+        return None
+    arrays = []
+    for o in others:
+        if isinstance(o, Tensor):
+            if type(o._data) is not np.ndarray or o._data.dtype != dst.dtype:
+                return None
+            arrays.append(o._data)
+        elif type(o) is float and dst.dtype.kind == "f" or type(o) is int and dst.dtype.kind in "fiu":
+            arrays.append(o)
+        else:
+            return None
+    return arrays
+
+
+def _write_unrecorded(self, fn, *others):
+    """Run ``fn(dst, *arrays)`` (which writes into dst) if the update can skip the graph; True if done."""
+    arrays = _unrecorded_inplace(self, *others)
+    if arrays is None:
+        return False
+    try:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fn(self._data, *arrays)
+    except ValueError:  # a shape that does not broadcast into self: let the general path say so
+        return False
+    self._bump_version()
+    return True
+
+
 def add_(self, other, *, alpha=1):
     if alpha != 1:
         _check_scalar_alpha(alpha, self, other)
+        if _write_unrecorded(self, lambda d, o: np.add(d, o * alpha, out=d), other):
+            return self
         return _ip(Add).apply(self, other, alpha)
+    if _write_unrecorded(self, lambda d, o: np.add(d, o, out=d), other):
+        return self
     return _ip(Add).apply(self, other)
 
 
 def sub_(self, other, *, alpha=1):
-    return _ip(Sub).apply(self, other, alpha) if alpha != 1 else _ip(Sub).apply(self, other)
+    if alpha != 1:
+        if _write_unrecorded(self, lambda d, o: np.subtract(d, o * alpha, out=d), other):
+            return self
+        return _ip(Sub).apply(self, other, alpha)
+    if self._data.dtype != np.bool_ and _write_unrecorded(self, lambda d, o: np.subtract(d, o, out=d), other):
+        return self
+    return _ip(Sub).apply(self, other)
 
 
 def mul_(self, other):
+    if _write_unrecorded(self, lambda d, o: np.multiply(d, o, out=d), other):
+        return self
     return _ip(Mul).apply(self, other)
 
 
@@ -1435,7 +1487,29 @@ def div_(self, other, *, rounding_mode=None):
     if self._data.dtype.kind in "iub" and rounding_mode is None:
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{_type_word(self._data.dtype)}")
-    return _ip(Div).apply(self, other) if rounding_mode is None else _ip(Div).apply(self, other, rounding_mode)
+    if rounding_mode is None:
+        if _write_unrecorded(self, lambda d, o: np.true_divide(d, o, out=d), other):
+            return self
+        return _ip(Div).apply(self, other)
+    return _ip(Div).apply(self, other, rounding_mode)
+
+
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    def kernel(d, t1, t2):
+        p = t1 * value * t2 if value != 1 else t1 * t2  # PyTorch's order: (value * t1) * t2
+        np.add(d, p, out=d)
+    if _write_unrecorded(self, kernel, tensor1, tensor2):
+        return self
+    return _ip(AddCMul).apply(self, tensor1, tensor2, value)
+
+
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    def kernel(d, t1, t2):
+        q = t1 * value / t2 if value != 1 else t1 / t2  # PyTorch's order: (value * t1) / t2
+        np.add(d, q, out=d)
+    if _write_unrecorded(self, kernel, tensor1, tensor2):
+        return self
+    return _ip(AddCDiv).apply(self, tensor1, tensor2, value)
 
 
 def pow_(self, exponent):
@@ -1537,8 +1611,7 @@ _methods = {
     "lerp_": lambda self, end, w: _ip(LerpTensor if isinstance(w, Tensor) else Lerp).apply(self, end, w),
     "round_": lambda self, decimals=0: _ip(Round).apply(self, decimals) if decimals else _ip(Round).apply(self),
     "nan_to_num_": lambda self, nan=0.0, posinf=None, neginf=None: _ip(NanToNum).apply(self, nan, posinf, neginf),
-    "addcmul_": lambda self, t1, t2, *, value=1: _ip(AddCMul).apply(self, t1, t2, value),
-    "addcdiv_": lambda self, t1, t2, *, value=1: _ip(AddCDiv).apply(self, t1, t2, value),
+    "addcmul_": addcmul_, "addcdiv_": addcdiv_,
     "logical_not_": lambda self: self.copy_(logical_not(self)),
     "eq_": lambda self, o: self.copy_(eq(self, o)), "ne_": lambda self, o: self.copy_(ne(self, o)),
     "lt_": lambda self, o: self.copy_(lt(self, o)), "le_": lambda self, o: self.copy_(le(self, o)),
