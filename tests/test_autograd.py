@@ -674,3 +674,25 @@ def test_inference_tensors(torch):
 def _inference(lib):
     with lib.inference_mode():
         return lib.ones(2) * 2
+
+
+def test_leaf_grads_never_alias():
+    """A gradient becomes .grad without a copy only when nothing else holds it."""
+    a, b = pt.ones(3, requires_grad=True), pt.ones(3, requires_grad=True)
+    (a + b).sum().backward()          # AddBackward0 sends one tensor to both leaves
+    assert a.grad.data_ptr() != b.grad.data_ptr()
+    kept = []
+    c = pt.ones(3, requires_grad=True)
+    c.register_hook(lambda g: kept.append(g))
+    (c * 3).sum().backward()
+    assert kept[0].data_ptr() != c.grad.data_ptr()
+    seed = pt.ones(3)
+    d = pt.ones(3, requires_grad=True)
+    d.backward(seed)
+    assert d.grad.data_ptr() != seed.data_ptr()
+    with pt.no_grad():
+        a.grad.zero_()
+    assert b.grad.tolist() == [1.0, 1.0, 1.0]
+    w = pt.ones(3, 4, requires_grad=True)
+    (pt.ones(2, 3) @ w).sum().backward()
+    assert w.grad.tolist() == [[2.0] * 4] * 3

@@ -161,6 +161,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
 
     prev_mode = _state.enabled
     _state.enabled = create_graph
+    g = None
     try:
         while ready:
             node = heapq.heappop(ready)[2]
@@ -192,6 +193,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
                 if left == 0:
                     heapq.heappush(ready, (-nxt._seq_nr, tie, nxt))
                     tie += 1
+            g = result = None  # hold no gradient here: AccumulateGrad keeps a buffer nobody else holds
     finally:
         _state.enabled = prev_mode
     return captured

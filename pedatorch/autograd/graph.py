@@ -10,6 +10,9 @@ flows to next (another op's node, or the ``AccumulateGrad`` of a leaf).
 ``next_functions`` shows the same edges the way PyTorch does.
 """
 import itertools
+import sys
+
+import numpy as _np
 
 from ..utils.hooks import _HookDict, add_hook
 
@@ -198,6 +201,30 @@ def _describe_producer(t):
     return "a leaf Variable" if t._requires_grad else "a leaf Tensor"
 
 
+# Keeping the engine's gradient as ``.grad`` instead of copying it (PyTorch's rule: steal the buffer
+# when its use count says nobody else has it).  While _exclusively_owned runs, an unshared gradient
+# Tensor is referenced by exactly: the popped buffer list, _run_leaf's and _accumulate's arguments,
+# this function's argument and getrefcount's own (5); its array by the Tensor, the local ``arr`` and
+# getrefcount's (3).  A gradient referenced from anywhere else (a second edge, a hook that kept it,
+# a view of its array, the caller's own tensor) has more, and is copied.  CPython 3.14 counts
+# references differently, so there it is always copied.
+_STEAL = sys.version_info < (3, 14) and hasattr(sys, "getrefcount")
+_ENGINE_REFS = 4
+
+
+def _exclusively_owned(grad):
+    if not _STEAL:
+        return False
+    arr = grad._data
+    return (type(arr) is _np.ndarray and arr.base is None and arr.flags.writeable and arr.flags.owndata
+            and sys.getrefcount(grad) == _ENGINE_REFS + 1 and sys.getrefcount(arr) == 3)
+
+
+def _Tensor():
+    from .._tensor import Tensor
+    return Tensor
+
+
 class AccumulateGrad(Node):
     """The node at a leaf: adds the incoming gradient into ``variable.grad``."""
 
@@ -222,6 +249,8 @@ class AccumulateGrad(Node):
         if old is None:
             if create_graph:
                 var._grad = grad.clone()  # keeps its history: a gradient penalty differentiates it
+            elif _exclusively_owned(grad):
+                var._grad = _Tensor()._make(grad._data)  # nobody else can see this array: keep it
             else:
                 var._grad = grad._detached_copy()
         elif create_graph or old._requires_grad:
