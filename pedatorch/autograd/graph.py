@@ -216,8 +216,23 @@ def _exclusively_owned(grad):
     if not _STEAL:
         return False
     arr = grad._data
-    return (type(arr) is _np.ndarray and arr.base is None and arr.flags.writeable and arr.flags.owndata
-            and sys.getrefcount(grad) == _ENGINE_REFS + 1 and sys.getrefcount(arr) == 3)
+    if type(arr) is not _np.ndarray or not (arr.flags.writeable and arr.flags.c_contiguous):
+        return False  # .grad is kept contiguous (PyTorch's layout contract)
+    if sys.getrefcount(grad) != _ENGINE_REFS + 1 or sys.getrefcount(arr) != 3:
+        return False
+    base = arr.base
+    if base is None:
+        return arr.flags.owndata
+    # a contiguous view of all of an array nobody else holds (a transposed-twice matmul result, a
+    # reshaped sum); the view tensor's own ``_base`` tensor may hold that array too, and nothing more
+    holder = grad._base
+    extra = 0
+    if holder is not None:
+        if holder._data is not base or sys.getrefcount(holder) != 3:
+            return False
+        extra = 1
+    return (type(base) is _np.ndarray and base.base is None and base.flags.owndata and base.size == arr.size
+            and sys.getrefcount(base) == 3 + extra)
 
 
 def _Tensor():

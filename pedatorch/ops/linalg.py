@@ -241,7 +241,16 @@ class Addmm(ArrayFunction):
         n = ctx.needs_input_grad
         return (_times(grad, ctx.beta) if n[0] else None,
                 _times(mm(grad, _mH(m2)), ctx.alpha) if n[1] else None,
-                _times(mm(_mH(m1), grad), ctx.alpha) if n[2] else None, None, None)
+                _times(_mm_like(_mH(m1), grad, m2), ctx.alpha) if n[2] else None, None, None)
+
+
+def _mm_like(a, b, like):
+    """a @ b laid out in memory like ``like`` (as PyTorch's mm_mat2_backward): for nn.Linear's
+    ``weight.t()`` the product is computed as (b^T a^T)^T, so the weight's gradient is contiguous."""
+    data = like._data
+    if data.ndim == 2 and not data.flags.c_contiguous and data.flags.f_contiguous:
+        return mm(b.mT, a.mT).mT
+    return mm(a, b)
 
 
 class Addmv(ArrayFunction):
