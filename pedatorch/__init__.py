@@ -243,3 +243,34 @@ def dropout_(input, p, train):
 
 def feature_dropout(input, p, train):
     return nn.functional.dropout2d(input, p, train) if input.dim() == 4 else nn.functional.dropout1d(input, p, train)
+
+
+# ---------------------------------------------------------------- legacy typed constructors
+
+class _LegacyTensorType(type):
+    """``isinstance(t, torch.FloatTensor)`` is a dtype (and device) check, as in PyTorch."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype is cls._dtype and obj.is_cpu
+
+    def __repr__(cls):
+        return f"<class 'torch.{cls.__name__}'>"
+
+
+def _legacy_type(name, dt):
+    def new(cls, *args, device=None):
+        return Tensor(*args, dtype=dt, device=device) if not (len(args) == 1 and isinstance(args[0], Tensor)) \
+            else args[0].to(dt)
+    return _LegacyTensorType(name, (), {"_dtype": dt, "__new__": new, "dtype": dt, "is_cuda": False})
+
+
+FloatTensor = _legacy_type("FloatTensor", float32)
+DoubleTensor = _legacy_type("DoubleTensor", float64)
+HalfTensor = _legacy_type("HalfTensor", float16)
+BFloat16Tensor = _legacy_type("BFloat16Tensor", bfloat16)
+LongTensor = _legacy_type("LongTensor", int64)
+IntTensor = _legacy_type("IntTensor", int32)
+ShortTensor = _legacy_type("ShortTensor", int16)
+CharTensor = _legacy_type("CharTensor", int8)
+ByteTensor = _legacy_type("ByteTensor", uint8)
+BoolTensor = _legacy_type("BoolTensor", bool)

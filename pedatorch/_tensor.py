@@ -172,10 +172,10 @@ class Tensor:
             src = args[0]
             if isinstance(src, Tensor):
                 arr = src._data
+            elif isinstance(src, Size):
+                arr = np.zeros(tuple(src), dtype=d.np)
             else:
-                arr = np.asarray(src if not isinstance(src, Size) else np.zeros(src), dtype=d.np)
-                if isinstance(src, Size):
-                    arr = np.zeros(tuple(src), dtype=d.np)
+                arr = np.array(_plain_values(src), dtype=d.np)
         else:
             if not all(isinstance(a, numbers.Integral) for a in args):
                 raise TypeError(f"new(): argument 'size' must be tuple of ints, but found element of "
@@ -615,6 +615,8 @@ class Tensor:
         if isinstance(dtype, str):
             rev = {v: k for k, v in names.items()}
             dtype = getattr(D, rev[dtype.split(".")[-1]])
+        elif hasattr(dtype, "_dtype"):  # a legacy class: x.type(torch.FloatTensor)
+            dtype = dtype._dtype
         return self.to(dtype)
 
     def float(self, memory_format=preserve_format):
@@ -732,6 +734,15 @@ class Tensor:
     @property
     def names(self):
         return (None,) * self._data.ndim
+
+
+def _plain_values(data):
+    """Nested lists with tensors inside become nested lists of numbers (the legacy constructor's input)."""
+    if isinstance(data, Tensor):
+        return data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_plain_values(d) for d in data]
+    return data
 
 
 def _rebuild_tensor(cls, arr, requires_grad, device="cpu"):

@@ -400,3 +400,15 @@ def test_bfloat16_via_ml_dtypes(torch):
         return repr(y.detach()), repr(z.detach()), repr(y.grad), repr(lib.ones(2, dtype=lib.bfloat16).sin()), \
             str((y.detach() + 1.5).dtype), str(y.float().dtype)
     assert run(pt) == run(torch)
+
+
+def test_legacy_typed_constructors(torch):
+    for name in ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "ByteTensor", "BoolTensor"]:
+        ours, theirs = getattr(pt, name)([1, 0, 2]), getattr(torch, name)([1, 0, 2])
+        assert repr(ours) == repr(theirs)
+        assert isinstance(ours, getattr(pt, name)) and not isinstance(ours.double() if name != "DoubleTensor"
+                                                                      else ours.float(), getattr(pt, name))
+        assert tuple(getattr(pt, name)(2, 3).shape) == (2, 3)
+    assert pt.ones(2).type(pt.DoubleTensor).dtype is pt.float64
+    assert pt.ones(2).type("torch.LongTensor").dtype is pt.int64
+    assert repr(pt.Tensor([[1, 2], [3, 4]])) == repr(torch.Tensor([[1, 2], [3, 4]]))
