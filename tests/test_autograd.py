@@ -696,3 +696,11 @@ def test_leaf_grads_never_alias():
     w = pt.ones(3, 4, requires_grad=True)
     (pt.ones(2, 3) @ w).sum().backward()
     assert w.grad.tolist() == [[2.0] * 4] * 3
+
+
+def test_legacy_variable():
+    from pedatorch.autograd import Variable
+    x = Variable(pt.ones(2), requires_grad=True)
+    assert x.requires_grad and x.is_leaf and isinstance(x, Variable) and isinstance(pt.ones(1), Variable)
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]

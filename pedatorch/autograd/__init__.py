@@ -21,7 +21,22 @@ __all__ = ["backward", "grad", "Function", "no_grad", "enable_grad", "set_grad_e
            "inference_mode", "detect_anomaly", "set_detect_anomaly", "gradcheck", "gradgradcheck",
            "Variable", "functional"]
 
-Variable = Tensor
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The pre-0.4 wrapper: ``Variable(t, requires_grad=True)`` is now just a tensor that requires grad."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        if data is None:
+            from ..ops.creation import tensor
+            return tensor([])
+        t = data.detach()
+        if requires_grad:
+            t.requires_grad_()
+        return t
 
 
 def _as_tuple(x):
