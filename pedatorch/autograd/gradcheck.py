@@ -26,7 +26,6 @@ def _differentiable(outputs):
 
 def _numerical_jacobian(func, inputs, diff_idx, eps):
     """J[i][j]: d(output j)/d(input i) as an array (numel(input) x numel(output))."""
-    from .grad_mode import no_grad
     base = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
     jac = []
     for i in diff_idx:
@@ -35,13 +34,13 @@ def _numerical_jacobian(func, inputs, diff_idx, eps):
         cols = [np.zeros((x._data.size, o._data.size), dtype=np.result_type(flat.dtype, o._data.dtype))
                 for o in base]
         for k in range(flat.size):
+            # grad mode stays as it is: the function may itself call autograd (gradgradcheck)
             orig = flat[k].copy()
-            if True:  # the function may itself call autograd (gradgradcheck): keep grad mode as it is
-                flat[k] = orig + eps
-                plus = [np.array(o._data, copy=True) for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
-                flat[k] = orig - eps
-                minus = [np.array(o._data, copy=True) for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
-                flat[k] = orig
+            flat[k] = orig + eps
+            plus = [np.array(o._data, copy=True) for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+            flat[k] = orig - eps
+            minus = [np.array(o._data, copy=True) for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+            flat[k] = orig
             for j, (p, m) in enumerate(zip(plus, minus)):
                 cols[j][k] = ((p - m) / (2 * eps)).reshape(-1)
         jac.append(cols)
