@@ -686,7 +686,23 @@ class Relu(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         out, = ctx.saved_tensors
-        return grad * Tensor._make(out._data > 0)  # the mask is a constant: no graph for it
+        return ReluGrad.apply(grad, out)
+
+
+class ReluGrad(ArrayFunction):
+    """relu's backward: grad where out > 0, else 0 (one pass; differentiable in grad for double backward)"""
+    node_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, out):
+        ctx.save_for_backward(out)
+        # out >= 0, so "out > 0" is "out != 0": numpy reads the float array as the condition directly
+        return np.where(out, grad, np.zeros((), grad.dtype))
+
+    @staticmethod
+    def backward(ctx, g):
+        out, = ctx.saved_tensors
+        return ReluGrad.apply(g, out), None
 
 
 class Round(ArrayFunction):
