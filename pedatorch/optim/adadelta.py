@@ -10,6 +10,7 @@ For each parameter with gradient ``g``::
 """
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from .optimizer import _steps_to_tensors
 from .optimizer import Optimizer, _check_capturable, _get_scalar_dtype, _scalar_arg, _to_scalar, \
     _use_grad_for_differentiable
 
@@ -42,18 +43,12 @@ class Adadelta(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        from ..ops.creation import tensor
         for group in self.param_groups:
             group.setdefault("foreach", None)
             group.setdefault("maximize", False)
             group.setdefault("differentiable", False)
             group.setdefault("capturable", False)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    step_val = float(p_state["step"])
-                    p_state["step"] = (tensor(step_val, dtype=_get_scalar_dtype(), device=p.device)
-                                       if group["capturable"] else tensor(step_val, dtype=_get_scalar_dtype()))
+            _steps_to_tensors(self.state, group, group["capturable"])
 
     def _init_group(self, group, params_with_grad, grads, square_avgs, acc_deltas, state_steps):
         from ..ops.creation import zeros, zeros_like

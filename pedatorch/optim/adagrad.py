@@ -11,6 +11,7 @@ Unlike the other optimizers, the state of every parameter is created by the cons
 """
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from .optimizer import _steps_to_tensors
 from .optimizer import Optimizer, _device_dtype_check_for_fused, _get_scalar_dtype, _get_value, _scalar_arg, \
     _to_scalar, _use_grad_for_differentiable
 
@@ -75,12 +76,7 @@ class Adagrad(Optimizer):
             group.setdefault("maximize", False)
             group.setdefault("differentiable", False)
             fused = group.setdefault("fused", None)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    step_val = float(p_state["step"])
-                    p_state["step"] = (tensor(step_val, dtype=_get_scalar_dtype(is_fused=fused), device=p.device)
-                                       if group["fused"] else tensor(step_val, dtype=_get_scalar_dtype()))
+            _steps_to_tensors(self.state, group, group["fused"], is_fused=fused)
 
         state_values = list(self.state.values())
         step_is_tensor = len(state_values) != 0 and isinstance(state_values[0]["step"], Tensor)

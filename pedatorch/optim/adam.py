@@ -12,6 +12,7 @@ For each parameter with gradient ``g`` at step ``t``::
 """
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from .optimizer import _steps_to_tensors
 from .optimizer import (Optimizer, _check_capturable, _device_dtype_check_for_fused, _get_scalar_dtype, _get_value,
                         _scalar_arg, _to_scalar, _use_grad_for_differentiable)
 
@@ -69,7 +70,6 @@ class Adam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        from ..ops.creation import tensor
         for group in self.param_groups:
             group.setdefault("amsgrad", False)
             group.setdefault("maximize", False)
@@ -78,13 +78,7 @@ class Adam(Optimizer):
             group.setdefault("differentiable", False)
             group.setdefault("decoupled_weight_decay", False)
             fused = group.setdefault("fused", None)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    step_val = float(p_state["step"])
-                    p_state["step"] = (tensor(step_val, dtype=_get_scalar_dtype(is_fused=fused), device=p.device)
-                                       if group["capturable"] or group["fused"]
-                                       else tensor(step_val, dtype=_get_scalar_dtype()))
+            _steps_to_tensors(self.state, group, group["capturable"] or group["fused"], is_fused=fused)
 
     def _init_group(self, group, params_with_grad, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps):
         from ..ops.creation import tensor, zeros, zeros_like

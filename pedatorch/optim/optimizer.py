@@ -84,6 +84,18 @@ def _get_scalar_dtype(is_fused=None):
     return _dtype.float64 if _dtype.get_default_dtype() == _dtype.float64 else _dtype.float32
 
 
+def _steps_to_tensors(state, group, on_device, is_fused=None):
+    """Old state dicts kept ``step`` as a number: make it PyTorch 2.x's 0-dim tensor (on the parameter's
+    device when ``on_device``: capturable or fused optimizers)."""
+    from ..ops.creation import tensor
+    for p in group["params"]:
+        p_state = state.get(p, [])
+        if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+            step_val = float(p_state["step"])
+            p_state["step"] = (tensor(step_val, dtype=_get_scalar_dtype(is_fused=is_fused), device=p.device)
+                               if on_device else tensor(step_val, dtype=_get_scalar_dtype()))
+
+
 def _get_capturable_supported_devices(supports_xla=True):
     devices = ["cuda", "xpu", "hpu", "privateuseone"]
     if supports_xla:

@@ -11,6 +11,7 @@ For each parameter with gradient ``g`` at step ``t``::
 """
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from .optimizer import _steps_to_tensors
 from .optimizer import Optimizer, _check_capturable, _get_scalar_dtype, _get_value, _to_scalar, \
     _use_grad_for_differentiable
 
@@ -46,19 +47,13 @@ class RAdam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        from ..ops.creation import tensor
         for group in self.param_groups:
             group.setdefault("foreach", None)
             group.setdefault("maximize", False)
             group.setdefault("differentiable", False)
             group.setdefault("decoupled_weight_decay", False)
             group.setdefault("capturable", False)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    step_val = float(p_state["step"])
-                    p_state["step"] = (tensor(step_val, dtype=_get_scalar_dtype(), device=p.device)
-                                       if group["capturable"] else tensor(step_val, dtype=_get_scalar_dtype()))
+            _steps_to_tensors(self.state, group, group["capturable"])
 
     def _init_group(self, group, params_with_grad, grads, exp_avgs, exp_avg_sqs, state_steps):
         from ..ops.creation import tensor, zeros, zeros_like

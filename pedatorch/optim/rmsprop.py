@@ -12,6 +12,7 @@ For each parameter with gradient ``g``::
 """
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from .optimizer import _steps_to_tensors
 from .optimizer import Optimizer, _check_capturable, _get_scalar_dtype, _scalar_arg, _to_scalar, \
     _use_grad_for_differentiable
 
@@ -47,7 +48,6 @@ class RMSprop(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        from ..ops.creation import tensor
         for group in self.param_groups:
             group.setdefault("momentum", 0)
             group.setdefault("centered", False)
@@ -55,12 +55,7 @@ class RMSprop(Optimizer):
             group.setdefault("maximize", False)
             group.setdefault("differentiable", False)
             group.setdefault("capturable", False)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    step_val = float(p_state["step"])
-                    p_state["step"] = (tensor(step_val, dtype=_get_scalar_dtype(), device=p.device)
-                                       if group["capturable"] else tensor(step_val, dtype=_get_scalar_dtype()))
+            _steps_to_tensors(self.state, group, group["capturable"])
 
     def _init_group(self, group, params_with_grad, grads, square_avgs, momentum_buffer_list, grad_avgs, state_steps):
         from ..ops.creation import zeros, zeros_like
