@@ -147,8 +147,9 @@ class Node:
                 "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{_type_name(data)} [{', '.join(map(str, data.shape))}]], "
-            f"which is {what}, is at version {now}; expected version {expected} instead. " + hint)
+            f"inplace operation: [{_type_name(data)} [{', '.join(map(str, data.shape))}]]"
+            f"{'' if what is None else ', which is ' + what + ','} is at version {now}; expected version "
+            f"{expected} instead. " + hint)
 
     # -- hooks
     def register_hook(self, fn):
@@ -198,7 +199,7 @@ def _describe_producer(t):
     """What a saved tensor is now: PyTorch names its current grad_fn."""
     if t.grad_fn is not None:
         return f"output {t._output_nr} of {_op_name(t.grad_fn)}"
-    return "a leaf Variable" if t._requires_grad else "a leaf Tensor"
+    return "a leaf Variable" if t._requires_grad else None  # PyTorch says nothing of a plain tensor
 
 
 # Keeping the engine's gradient as ``.grad`` instead of copying it (PyTorch's rule: steal the buffer

@@ -877,9 +877,16 @@ class AddCDiv(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        t1, t2 = ctx.saved_tensors
+        # PyTorch's order: t2 is unpacked (and its version checked) first; t1 only for t2's gradient
+        saved = ctx._saved
+        if saved is None:
+            ctx.saved_tensors  # raises the "backward a second time" error
+        t2 = ctx._unpack(saved[1])
         v = ctx.value
-        return grad, grad * v / t2, -grad * v * t1 / (t2 * t2), None
+        need = ctx.needs_input_grad
+        g1 = grad * v / t2 if need[1] else None
+        g2 = -grad * v * ctx._unpack(saved[0]) / (t2 * t2) if need[2] else None
+        return grad, g1, g2, None
 
 
 class Sgn(ArrayFunction):
