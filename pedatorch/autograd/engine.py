@@ -118,6 +118,35 @@ def _n_outputs(node):
     return 1 if meta is None else len(meta)
 
 
+# Observers of the backward pass (pedatorch's own; PyTorch has no such public hook).
+# Each is called as ``fn(node, grad_outputs, grad_inputs)`` right after ``node`` ran,
+# in the engine's real execution order: ``grad_outputs`` are the gradients that arrived
+# at the node's outputs, ``grad_inputs`` what it sends along its edges (None for a leaf's
+# AccumulateGrad).  pedatorch.viz.backward_steps is built on this.
+_observers = []
+
+
+class watch_backward:
+    """Context manager: call ``fn(node, grad_outputs, grad_inputs)`` after each node
+    the engine runs while the block is active (see ``pedatorch.viz.backward_steps``)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __enter__(self):
+        _observers.append(self.fn)
+        return self
+
+    def __exit__(self, *exc):
+        _observers.remove(self.fn)
+        return False
+
+
+def _notify(node, grads, result):
+    for fn in list(_observers):
+        fn(node, tuple(grads), result)
+
+
 def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accumulate=True):
     """Run backward from ``roots`` (a list of (node, output_nr)) seeded with ``root_grads``.
 
@@ -173,6 +202,8 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
                 else:
                     result = _run_node(node, grads, keep_graph, create_graph, captured, nonleaf_targets,
                                        needed)
+                if _observers:
+                    _notify(node, grads, result)
             # send each input gradient along its edge; a node is ready once all its edges delivered
             for edge in node._edges:
                 index, nxt, nr, shape, np_dtype = edge

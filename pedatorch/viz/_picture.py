@@ -1,0 +1,69 @@
+"""The object every DOT-based picture returns: inline SVG in Jupyter, .source, .save()."""
+import os
+
+from . import _render
+
+
+def quote(text):
+    """A DOT double-quoted string."""
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def html(text):
+    """Text escaped for a Graphviz HTML-like label."""
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+class Picture:
+    """A picture described by DOT text.
+
+    * in JupyterLab it renders inline (``_repr_mimebundle_`` gives SVG and a text line);
+    * ``.source`` is the DOT text, ``.svg()`` the rendered SVG (cached);
+    * ``.save(path)`` writes ``.svg``, ``.png``, ``.pdf`` (where the renderer can)
+      or ``.dot``/``.gv``, chosen by the extension or ``format``.
+
+    ``repr()`` is one stable line with no memory address, so that notebooks
+    showing a picture can be checked by nbval.
+    """
+
+    kind = "Picture"
+
+    def __init__(self, source, summary=""):
+        self.source = source
+        self.summary = summary
+        self._svg = None
+
+    def __repr__(self):
+        return f"<pedatorch.viz.{self.kind}{': ' + self.summary if self.summary else ''}>"
+
+    def pipe(self, format="svg"):
+        """The picture rendered to bytes in ``format``."""
+        if format == "svg":
+            return self.svg().encode("utf-8")
+        return _render.render(self.source, format)
+
+    def svg(self):
+        if self._svg is None:
+            self._svg = _render.render(self.source, "svg").decode("utf-8")
+        return self._svg
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {"text/plain": repr(self)}
+        try:
+            bundle["image/svg+xml"] = self.svg()
+        except _render.RendererNotFound:
+            pass   # text only: the repr says what it is, .source has the DOT
+        return bundle
+
+    def save(self, path, format=None):
+        """Write the picture to ``path`` (format from the extension unless given); returns path."""
+        path = os.fspath(path)
+        fmt = (format or os.path.splitext(path)[1].lstrip(".") or "svg").lower()
+        if fmt in ("dot", "gv"):
+            data = self.source.encode("utf-8")
+        else:
+            data = self.pipe(fmt)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
