@@ -418,3 +418,16 @@ def _tril_view(x):
     y = x * 1
     y[:, 1:].tril_()
     return y
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), (4,)), ((2, 3), (4,), (5,)), ((2, 3, 1), (5, 4)), ((-1,),),
+                                    ((2,), (3, 1), (1, 1, 1)), (), (3, (3, 1)), ([2, 3], [4]), ((1,), (-1,)),
+                                    ((0,), (1,)), ((2, 1), None, (1, 5))])
+def test_broadcast_shapes_like_torch(torch, shapes):
+    """Result, or error class and text (PyTorch names the dim, the argument index and the shape so far)."""
+    def run(lib):
+        try:
+            return tuple(lib.broadcast_shapes(*shapes))
+        except (RuntimeError, ValueError) as e:
+            return type(e).__name__, str(e)
+    assert run(pt) == run(torch)

@@ -316,16 +316,31 @@ def broadcast_to(input, size):
 
 
 def broadcast_shapes(*shapes):
-    from ._util import broadcast_shapes_or_raise
-    out = ()
+    """The shape all ``shapes`` broadcast to (ints mean 1-d shapes), with PyTorch's errors.
+
+    Walks each shape from its last dimension, filling a common shape of 1s: a 1 takes the
+    other size, equal sizes agree, anything else is a mismatch.
+    """
+    shapes = tuple((s,) if isinstance(s, numbers.Integral) else s for s in shapes if s is not None)
     for s in shapes:
-        s = (s,) if isinstance(s, numbers.Integral) else tuple(s)
-        try:
-            out = broadcast_shapes_or_raise(out, s)
-        except RuntimeError:
-            raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
-                               f"between {shape_str(out)} and {shape_str(s)}.") from None
-    return Size(out)
+        if not isinstance(s, (tuple, list, Size)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+    if not shapes:
+        return Size(())
+    common = [1] * max(len(s) for s in shapes)
+    for k, s in enumerate(shapes):
+        for i in range(-1, -1 - len(s), -1):
+            if s[i] == common[i]:
+                continue
+            if common[i] == 1:
+                if s[i] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = s[i]
+            if s[i] != 1 and s[i] != common[i]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[i]} at {i}! Mismatching "
+                                   f"argument at index {k} had {s}; but expected shape should be broadcastable "
+                                   f"to {common}")
+    return Size(common)
 
 
 def broadcast_tensors(*tensors):

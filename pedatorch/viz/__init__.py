@@ -18,6 +18,10 @@ which extra to install when that is missing.
 """
 import importlib
 
+# The submodules are named apart from the functions they export (graph -> graphs.py, broadcast ->
+# broadcasting.py, memory -> layout.py): importing a submodule sets it as an attribute of this
+# package, which would otherwise hide the function of the same name.
+
 from ._render import RendererNotFound, renderer, renderer_name, set_renderer
 from ._picture import Picture
 
@@ -25,8 +29,8 @@ _LAZY = {
     "graph": "graph", "Graph": "graph",
     "backward_steps": "steps", "BackwardSteps": "steps", "Step": "steps",
     "explain": "steps", "Explanation": "steps",
-    "broadcast": "broadcast", "broadcast_widget": "broadcast", "BroadcastDiagram": "broadcast",
-    "memory": "memory", "MemoryDiagram": "memory",
+    "broadcast": "broadcasting", "broadcast_widget": "broadcasting", "BroadcastDiagram": "broadcasting",
+    "memory": "layout", "MemoryDiagram": "layout",
     "TrainingCurves": "training", "progress": "training",
 }
 
