@@ -26,7 +26,7 @@ from ._render import RendererNotFound, renderer, renderer_name, set_renderer
 from ._picture import Picture
 
 _LAZY = {
-    "graph": "graph", "Graph": "graph",
+    "graph": "graphs", "Graph": "graphs",
     "backward_steps": "steps", "BackwardSteps": "steps", "Step": "steps",
     "explain": "steps", "Explanation": "steps",
     "broadcast": "broadcasting", "broadcast_widget": "broadcasting", "BroadcastDiagram": "broadcasting",
