@@ -406,7 +406,7 @@ class MemoryDiagram(Picture):
                         port = "e" + "_".join(str(i) for i in idx)
                         lines.append(f"  t{n}:{port}:s -> storage{s}:s{k}:n [color=\"{_pen(k)}\"];")
             else:   # one plain edge: this tensor lives in that storage
-                lines.append(f"  t{n} -> storage{s} [color=\"#999999\" label={quote('views')} fontsize=9];")
+                lines.append(f"  t{n} -> storage{s} [color=\"#999999\" label={quote('views' if t.is_view else 'owns')} fontsize=9];")
         lines.append("}")
         return "\n".join(lines) + "\n"
 
