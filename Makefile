@@ -19,7 +19,7 @@ BENCH_ARGS ?=
 # JupyterLab refuses to run as root unless told; pass LAB_ARGS="--no-browser" etc. for more.
 LAB_ARGS ?= $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: lab execute-lessons test test-unit test-notebooks bench clean distclean venv
+.PHONY: lab execute-lessons test test-unit test-notebooks test-browser bench clean distclean venv
 
 venv: $(PY)
 
@@ -32,6 +32,10 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 
 $(VENV)/.installed-lessons: pyproject.toml | $(PY)
 	$(PIP) install -e '.[lessons]'
+	touch $@
+
+$(VENV)/.installed-browser: pyproject.toml | $(PY)
+	$(PIP) install -e '.[test,browser,lessons]'
 	touch $@
 
 lab: $(VENV)/.installed-lessons
@@ -56,6 +60,11 @@ test-unit: $(VENV)/.installed-test
 
 test-notebooks: $(VENV)/.installed-test
 	$(PY) -m pytest --nbval --nbval-current-env lessons/
+
+# tests/browser: demo.ipynb opened in JupyterLab in Debian's headless chromium (playwright drives it;
+# `playwright install` is never run). Screenshots land in tests/browser/screenshots/.
+test-browser: $(VENV)/.installed-browser
+	PEDATORCH_BROWSER=1 $(PY) -m pytest -q -rs tests/browser
 
 bench: $(VENV)/.installed-test
 	$(PY) benchmarks/run.py $(BENCH) $(BENCH_ARGS)
