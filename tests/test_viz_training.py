@@ -46,12 +46,16 @@ def loop(curves, epochs=3, steps=4):
 def test_history_records_and_x_positions():
     c = loop(viz.TrainingCurves(notebook=False))
     h = c.history
-    assert list(h) == ["train/loss", "lr", "val/loss", "val/accuracy"]
-    assert h["train/loss"] == pytest.approx([1.0 / (s + 1) for s in range(12)])
-    assert h["lr"] == pytest.approx([0.1] * 4 + [0.01] * 4 + [0.001] * 4)
-    assert h["val/loss"] == pytest.approx([0.5, 0.25, 0.5 / 3])
-    assert h["val/accuracy"] == pytest.approx([0.6, 0.7, 0.8])
-    assert all(isinstance(v, float) for vs in h.values() for v in vs)
+    assert list(h) == ["train", "val"]
+    assert list(h["train"]) == ["loss", "lr"] and list(h["val"]) == ["loss", "accuracy"]
+    # per step: (step, value); per epoch: (epoch, value)
+    assert h["train"]["loss"] == [(s, pytest.approx(1.0 / (s + 1))) for s in range(12)]
+    assert h["train"]["lr"] == [(s, pytest.approx(0.1 * 0.1 ** (s // 4))) for s in range(12)]
+    assert h["val"]["loss"] == [(0, 0.5), (1, 0.25), (2, pytest.approx(0.5 / 3))]
+    assert h["val"]["accuracy"] == [(0, 0.6), (1, pytest.approx(0.7)), (2, pytest.approx(0.8))]
+    assert all(type(v) is float for split in h.values() for pts in split.values() for _, v in pts)
+    h["train"]["loss"].clear()                        # a copy: the curves keep their points
+    assert len(c.history["train"]["loss"]) == 12
     assert len(c.records) == 15
     assert c.records[4] == {"split": "val", "step": None, "epoch": 0, "loss": 0.5, "accuracy": pytest.approx(0.6)}
     assert c.records[0]["split"] == "train" and c.records[0]["step"] == 0
@@ -70,11 +74,13 @@ def test_epoch_only_and_automatic_steps():
         c.log(epoch=e, split="val", loss=2.0 / e)
     assert c.x_axis == "epoch"
     assert c.series("val/loss") == ([1, 2, 3], pytest.approx([2.0, 1.0, 2.0 / 3]))
+    assert c.history["train"]["loss"] == [(1, 1.0), (2, 0.5), (3, pytest.approx(1 / 3))]
     a = viz.TrainingCurves(notebook=False)
     for v in (3.0, 2.0, 1.0):
         a.log(loss=v)                       # neither step nor epoch: the next step
     assert [r["step"] for r in a.records] == [0, 1, 2]
     assert a.series("train/loss")[0] == [0, 1, 2]
+    assert a.history == {"train": {"loss": [(0, 3.0), (1, 2.0), (2, 1.0)]}}
 
 
 def test_values_may_be_tensors_numpy_or_an_optimizer():
@@ -83,7 +89,7 @@ def test_values_may_be_tensors_numpy_or_an_optimizer():
     model = nn.Linear(2, 1)
     opt = pt.optim.SGD(model.parameters(), lr=0.05)
     c.log(step=pt.tensor(3), loss=w * 3, accuracy=np.float32(0.25), lr=opt)
-    assert c.history == {"train/loss": [6.0], "train/accuracy": [0.25], "lr": [0.05]}
+    assert c.history == {"train": {"loss": [(3, 6.0)], "accuracy": [(3, 0.25)], "lr": [(3, 0.05)]}}
     assert c.records[0]["step"] == 3
     with pytest.raises(TypeError, match=r"loss= must be a number or a one-element tensor, got Tensor of shape \(3,\)"):
         c.log(step=4, loss=pt.ones(3))
@@ -93,10 +99,18 @@ def test_values_may_be_tensors_numpy_or_an_optimizer():
         viz.TrainingCurves(every=0)
 
 
+def test_constructor_arguments_in_order():
+    c = viz.TrainingCurves(("loss",), 3, 0.25, "run", (4, 3), True, None, notebook=False)
+    assert (c.metrics, c.every, c.min_interval, c.title, c.figsize, c.grad_norms, c.out) == \
+        (("loss",), 3, 0.25, "run", (4, 3), True, None)
+    with pytest.raises(ValueError, match="min_interval"):
+        viz.TrainingCurves(min_interval=-1)
+
+
 def test_torch_tensors_accepted(torch):
     c = viz.TrainingCurves(notebook=False)
     c.log(step=0, loss=torch.tensor(0.75, requires_grad=True) * 1, accuracy=torch.tensor([0.5]))
-    assert c.history == {"train/loss": [0.75], "train/accuracy": [0.5]}
+    assert c.history == {"train": {"loss": [(0, 0.75)], "accuracy": [(0, 0.5)]}}
 
 
 def test_summary_and_repr():
@@ -104,7 +118,7 @@ def test_summary_and_repr():
     assert repr(c) == "<pedatorch.viz.TrainingCurves: nothing logged yet>"
     assert "nothing logged" in c.summary()
     loop(c)
-    assert repr(c) == "<pedatorch.viz.TrainingCurves: train/loss, lr, val/loss, val/accuracy; 15 log calls>"
+    assert repr(c) == "<pedatorch.viz.TrainingCurves: train/loss, train/lr, val/loss, val/accuracy; 15 log calls>"
     assert "0x" not in repr(c)
     s = c.summary().splitlines()
     assert s[0] == "TrainingCurves: 15 log calls, last step 11, last epoch 2"
@@ -124,15 +138,15 @@ def test_figure_panels_lines_and_data():
     loss = {line.get_label(): line for line in axes["loss"].get_lines()}
     assert set(loss) == {"train", "val"}
     np.testing.assert_allclose(loss["train"].get_xdata(), range(12))
-    np.testing.assert_allclose(loss["train"].get_ydata(), c.history["train/loss"])
+    np.testing.assert_allclose(loss["train"].get_ydata(), [v for _, v in c.history["train"]["loss"]])
     np.testing.assert_allclose(loss["val"].get_xdata(), [3, 7, 11])
-    np.testing.assert_allclose(loss["val"].get_ydata(), c.history["val/loss"])
+    np.testing.assert_allclose(loss["val"].get_ydata(), [v for _, v in c.history["val"]["loss"]])
     assert loss["val"].get_linestyle() == "--" and loss["train"].get_linestyle() == "-"
     assert [line.get_label() for line in axes["accuracy"].get_lines()] == ["val"]
     assert axes["loss"].get_xlabel() == "step"
     # the lr spans two decades: log scale; a narrow lr range stays linear
     assert axes["lr"].get_yscale() == "log"
-    np.testing.assert_allclose(axes["lr"].get_lines()[0].get_ydata(), c.history["lr"])
+    np.testing.assert_allclose(axes["lr"].get_lines()[0].get_ydata(), [v for _, v in c.history["train"]["lr"]])
     narrow = viz.TrainingCurves(notebook=False)
     for i, lr in enumerate((0.1, 0.08, 0.05)):
         narrow.log(step=i, loss=1.0, lr=lr)
@@ -162,12 +176,12 @@ def test_grad_norms_panel():
         norms = c.log_grad_norms(model)
         expected = {n: float(np.linalg.norm(np.asarray(p.grad._data))) for n, p in model.named_parameters()}
         assert norms == pytest.approx(expected)
-    assert [k for k in c.history if k.startswith("grad_norm/")] == \
-        ["grad_norm/0.weight", "grad_norm/0.bias", "grad_norm/2.weight", "grad_norm/2.bias"]
+    assert list(c.history["grad_norm"]) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    assert [s for s, _ in c.history["grad_norm"]["0.bias"]] == [0, 1, 2]
     assert c.series("grad_norm/0.bias")[0] == [0, 1, 2]      # at the step logged just before
     ax = c.axes["grad norm"]
     assert [line.get_label() for line in ax.get_lines()] == ["0.weight", "0.bias", "2.weight", "2.bias"]
-    np.testing.assert_allclose(ax.get_lines()[3].get_ydata(), c.history["grad_norm/2.bias"])
+    np.testing.assert_allclose(ax.get_lines()[3].get_ydata(), [v for _, v in c.history["grad_norm"]["2.bias"]])
     assert ax.get_yscale() == "log"
     assert c.panels() == ["loss", "grad norm"]
     with pytest.raises(TypeError, match="named_parameters"):
@@ -202,6 +216,17 @@ def test_out_is_written_on_redraw_and_close(tmp_path, monkeypatch):
     c.close()                                                 # the pending third point
     assert c.updates == 2
     assert png_size(out.read_bytes()) == (480, 320)
+
+
+def test_context_manager_closes_and_writes_out(tmp_path):
+    out = tmp_path / "ctx.svg"
+    with viz.TrainingCurves(out=str(out), min_interval=3600, notebook=False) as c:
+        for i in range(5):
+            c.log(step=i, loss=1.0 / (i + 1))
+        assert c.updates == 1 and c.pending                  # the first redraw only (throttled)
+    assert c.updates == 2 and not c.pending                   # __exit__ drew the rest
+    root = ET.parse(out).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
 
 
 def test_script_without_out_never_draws(monkeypatch):
@@ -256,9 +281,9 @@ def test_notebook_min_interval_holds_redraws(monkeypatch):
 
 NOTEBOOK_CELLS = [
     "import pedatorch as torch\nfrom pedatorch import viz\n%matplotlib inline",
-    # redraws at 5, 10, 15, 20: one output, replaced three times
+    # 50 points, redrawn at 5, 10, ..., 50: one output, replaced nine times
     "curves = viz.TrainingCurves(every=5, min_interval=0)\n"
-    "for i in range(20):\n    curves.log(step=i, loss=torch.tensor(1.0 / (i + 1)))\n"
+    "for i in range(50):\n    curves.log(step=i, loss=torch.tensor(1.0 / (i + 1)))\n"
     "print(curves.updates)",
     # everything after the first drawing is held back, then drawn when the cell ends
     "held = viz.TrainingCurves(min_interval=3600)\n"
@@ -274,21 +299,33 @@ def test_in_a_real_kernel_one_display_output_per_curves():
     pytest.importorskip("ipykernel")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for src in NOTEBOOK_CELLS])
     env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    nbclient.NotebookClient(nb, timeout=60, kernel_name="python3",
-                            resources={"metadata": {"path": ROOT}}).execute(env=env)
+    messages = []       # (cell index, msg_type, display_id) of every display message the kernel sent
+
+    class Client(nbclient.NotebookClient):
+        def process_message(self, msg, cell, cell_index):
+            kind = msg["header"]["msg_type"]
+            if kind in ("display_data", "update_display_data"):
+                messages.append((cell_index, kind, msg["content"].get("transient", {}).get("display_id")))
+            return super().process_message(msg, cell, cell_index)
+    Client(nb, timeout=60, kernel_name="python3", resources={"metadata": {"path": ROOT}}).execute(env=env)
 
     def outputs(i, kind):
         return [o for o in nb.cells[i].outputs if o.output_type == kind]
     shown = outputs(1, "display_data")
     assert len(shown) == 1, f"expected one display output, got {nb.cells[1].outputs}"
-    assert shown[0].data["text/plain"] == "<pedatorch.viz.TrainingCurves: train/loss; 20 log calls>"
+    sent = [(kind, did) for i, kind, did in messages if i == 1]
+    first_id = sent[0][1]
+    assert first_id and sent == [("display_data", first_id)] + [("update_display_data", first_id)] * 9
+    # the one output holds the last drawing (the updates replaced it)
+    assert shown[0].data["text/plain"] == "<pedatorch.viz.TrainingCurves: train/loss; 50 log calls>"
     assert png_size(base64.b64decode(shown[0].data["image/png"])) == (480, 320)
-    assert outputs(1, "stream")[0].text.strip() == "4"
+    assert outputs(1, "stream")[0].text.strip() == "10"
     assert outputs(1, "execute_result") == []                 # no stray "<Figure ...>" either
     held = outputs(2, "display_data")
     assert len(held) == 1 and outputs(2, "stream")[0].text.strip() == "1"
     assert held[0].data["text/plain"] == "<pedatorch.viz.TrainingCurves: train/loss; 7 log calls>"
-    assert outputs(3, "stream")[0].text.split() == ["2", "4"]   # the cell-end flush drew once more
+    assert outputs(3, "stream")[0].text.split() == ["2", "10"]  # the cell-end flush drew once more
+    assert [kind for i, kind, _ in messages if i == 2] == ["display_data", "update_display_data"]
 
 
 def test_viz_import_needs_no_matplotlib():

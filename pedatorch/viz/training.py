@@ -19,7 +19,10 @@ panel per metric, train and validation on the same panel::
             step += 1                                       # (or the optimizer: its first group's lr)
         curves.log(epoch=epoch, split="val", loss=val_loss, accuracy=val_acc)
     curves.close()                                          # the last redraw, and the file for out=
-    curves.history["val/accuracy"]                          # [0.71, 0.83, ...]
+    curves.history["val"]["accuracy"]                       # [(0, 0.71), (1, 0.83), ...]
+
+    with viz.TrainingCurves(out="curves.png") as curves:    # a script: the PNG is the picture
+        ...                                                 # (closed, and written, at the end)
 
 Where it draws
 --------------
@@ -41,11 +44,13 @@ end of the cell.
 
 What goes where
 ---------------
+* ``TrainingCurves(metrics=("loss", "accuracy"), every=1, min_interval=0.5,
+  title=None, figsize=None, grad_norms=False, out=None)``: see the class.
 * ``curves.log(step=None, epoch=None, *, split="train", **values)``: each value
   (a float, or a one-element tensor of pedatorch or PyTorch: it goes through
   ``float()``) is one point of the series ``"<split>/<name>"``, drawn on the
-  panel ``name`` as the line labelled ``split``. ``lr=`` is special: it goes to
-  the series ``"lr"`` on its own panel, whose y axis is logarithmic once the
+  panel ``name`` as the line labelled ``split``. ``lr=`` (a number, or the
+  optimizer) is drawn on its own panel, whose y axis is logarithmic once the
   learning rate spans a factor of 10 or more.
 * ``curves.log_grad_norms(model)``: the norm of each parameter's ``.grad``
   (one line per name of ``model.named_parameters()``) on a "grad norm" panel
@@ -59,9 +64,12 @@ What goes where
 
 Reading it back
 ---------------
-``curves.history`` is a dict of lists of floats (``"train/loss"``, ``"val/loss"``,
-``"lr"``, ``"grad_norm/0.weight"``, ...); ``curves.records`` has one dict per
-call of :meth:`log`; ``curves.series(key)`` gives the ``(x, y)`` lists as drawn;
+``curves.history`` is ``{split: {metric: [(x, value), ...]}}`` with x the step
+(or the epoch, for values logged with an epoch only): ``history["train"]["loss"]``,
+``history["val"]["accuracy"]``, ``history["train"]["lr"]``, and the gradient
+norms under ``history["grad_norm"]["0.weight"]``. ``curves.records`` has one
+dict per call of :meth:`log`; ``curves.series("val/loss")`` gives the ``(xs, ys)``
+lists as drawn (there the validation points sit at their epoch's last step);
 :meth:`summary` is a text table of the last/min/max values; ``curves.figure`` is
 the matplotlib Figure (``curves.axes`` its panels by name). Evaluating
 ``curves`` in a cell shows the current figure (``_repr_png_``).
@@ -134,18 +142,18 @@ class TrainingCurves:
         metrics: the names whose panels come first, in this order (others get a
             panel after them when first logged).
         every: redraw at most once every ``every`` calls of :meth:`log`.
+        min_interval: at least this many seconds between two redraws.
         title: a title over the whole figure.
         figsize: ``(width, height)`` in inches; by default 4.8 x 3.2 per panel.
         grad_norms: show the gradient-norm panel from the start
             (fill it with :meth:`log_grad_norms`).
         out: a path (``.png``, ``.svg``, ``.pdf``) written on every redraw and at :meth:`close`.
-        min_interval: at least this many seconds between two redraws.
         notebook: ``None`` to detect an IPython kernel, ``True``/``False`` to say.
         dpi: pixels per inch of the PNG (the PNG is ``figsize * dpi`` pixels).
     """
 
-    def __init__(self, metrics=("loss", "accuracy"), every=1, title=None, figsize=None,
-                 grad_norms=False, out=None, *, min_interval=0.5, notebook=None, dpi=100):
+    def __init__(self, metrics=("loss", "accuracy"), every=1, min_interval=0.5, title=None, figsize=None,
+                 grad_norms=False, out=None, *, notebook=None, dpi=100):
         if isinstance(metrics, str):
             metrics = (metrics,)
         if not isinstance(every, int) or isinstance(every, bool) or every < 1:
@@ -166,6 +174,7 @@ class TrainingCurves:
         self._series = {}          # "train/loss" -> [_Point]; the panel is found by _panel_of
         self._panel_of = {}        # series key -> panel name
         self._split_of = {}        # series key -> line label
+        self._where = {}           # series key -> (split or "grad_norm", metric name)
         self._last_step = None
         self._last_epoch = None
         self._calls_since_draw = 0
@@ -198,10 +207,7 @@ class TrainingCurves:
         for name, value in values.items():
             v = _number(name, value)
             record[name] = v
-            if name == _LR:
-                self._add(_LR, _LR, _LR, step, epoch, v)
-            else:
-                self._add(f"{split}/{name}", name, split, step, epoch, v)
+            self._add(split, name, _LR if name == _LR else name, split, step, epoch, v)
         if step is not None:
             self._last_step = step if self._last_step is None else max(self._last_step, step)
         if epoch is not None:
@@ -232,20 +238,34 @@ class TrainingCurves:
         step = None if step is None else int(step)
         self.grad_norms = True
         for name, v in norms.items():
-            self._add(f"grad_norm/{name}", _GRAD, name, step, epoch, v)
+            self._add("grad_norm", name, _GRAD, name, step, epoch, v)
         return norms
 
-    def _add(self, key, panel, label, step, epoch, value):
+    def _add(self, group, name, panel, label, step, epoch, value):
+        """One point of the series ``"<group>/<name>"`` (group: the split, or "grad_norm")."""
+        key = f"{group}/{name}"
         if key not in self._series:
             self._series[key], self._panel_of[key], self._split_of[key] = [], panel, label
+            self._where[key] = (group, name)
         self._series[key].append(_Point(step, epoch, self._last_step, value))
         self._version += 1
 
     # ------------------------------------------------------------ reading
     @property
     def history(self):
-        """``{"train/loss": [floats...], "val/accuracy": [...], "lr": [...], "grad_norm/<name>": [...]}``."""
-        return {key: [p.value for p in pts] for key, pts in self._series.items()}
+        """What was logged: ``{split: {metric: [(x, value), ...]}}``, e.g.
+        ``{"train": {"loss": [(0, 2.3), (1, 2.1)], "lr": [(0, 0.1), (1, 0.1)]},
+        "val": {"loss": [(0, 1.9)]}, "grad_norm": {"0.weight": [(1, 0.4)]}}``.
+
+        ``x`` is the step the value was logged with, or its epoch when it was
+        logged with an epoch only; values are floats. (A new dict every time:
+        changing it changes nothing here.)"""
+        out = {}
+        for key, pts in self._series.items():
+            group, name = self._where[key]
+            out.setdefault(group, {})[name] = [(p.step if p.step is not None else p.epoch, p.value)
+                                               for p in pts]
+        return out
 
     @property
     def x_axis(self):
@@ -348,11 +368,11 @@ class TrainingCurves:
                     color = f"C{j % 10}"
                 else:
                     color = _SPLIT_COLORS.get(label) or extra_colors.setdefault(label, f"C{3 + len(extra_colors)}")
-                dashed = label not in ("train", _LR) and panel != _GRAD
+                dashed = label != "train" and panel not in (_GRAD, _LR)
                 ax.plot(xs, ys, label=label, color=color, linestyle="--" if dashed else "-",
                         marker="o" if len(xs) <= 50 else None, markersize=3, linewidth=1.5)
                 if panel != _GRAD:
-                    latest.append(f"{label} {_fmt(ys[-1])}" if label != _LR else _fmt(ys[-1]))
+                    latest.append(f"{label} {_fmt(ys[-1])}" if panel != _LR else _fmt(ys[-1]))
             values = [p.value for k in keys for p in self._series[k]]
             positive = [v for v in values if v > 0 and math.isfinite(v)]
             if panel == _GRAD:

@@ -14,9 +14,10 @@ What happens, once for the module (the ``lab`` fixture):
    data and config folders inside the temporary folder (no news toast, no
    update check, no windowed notebook: every cell is in the page);
 3. chromium opens the notebook; the tests then look for the outputs in the page:
-   ``<img src="data:image/svg+xml...">`` for the graph and the broadcast picture
-   (the SVG is decoded and its text checked), a PNG ``<img>`` for the training
-   curves, rendered widgets for the slider and the broadcasting explorer.
+   ``<img src="data:image/svg+xml...">`` for the graph, the broadcast picture and
+   the memory diagram (each SVG is decoded and its text checked), a PNG ``<img>``
+   for the training curves, rendered widgets for the slider and the broadcasting
+   explorer.
 
 Screenshots go to tests/browser/screenshots/ (ignored by git): the whole page
 and each output. Every wait has a timeout whose failure message ends with the
@@ -182,7 +183,7 @@ class Lab:
         self._playwright = sync_playwright().start()
         self.browser = self._playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                                         args=CHROMIUM_ARGS)
-        self.page = self.browser.new_page(viewport={"width": 1280, "height": 2400})
+        self.page = self.browser.new_page(viewport={"width": 1280, "height": 3000})
         self.page.set_default_timeout(PAGE_TIMEOUT * 1000)
         self.page.goto(f"http://127.0.0.1:{self.port}/lab/tree/demo.ipynb?token={self.token}",
                        wait_until="domcontentloaded")
@@ -235,7 +236,7 @@ def execute_and_sign(src, dst, env):
     from nbformat.sign import NotebookNotary
     from pedatorch import viz  # noqa: F401  (fail here, clearly, if pedatorch is not importable)
     nb = nbformat.read(src, as_version=4)
-    skipped = missing_viz("graph", "broadcast_widget")
+    skipped = missing_viz("graph", "memory", "broadcast_widget")
     for cell in nb.cells:           # a picture still being written: its cell says so instead
         for name in skipped:
             if f"viz.{name}(" in cell.source:
@@ -314,6 +315,18 @@ def test_broadcast_renders_as_svg_image(lab):
     lab.screenshot(img, "broadcast.png")
 
 
+def test_memory_renders_as_svg_image(lab):
+    skip_if_missing(lab, "memory")
+    cell = lab.cell("memory")
+    img = lab.wait_for(cell.locator('.jp-OutputArea-output img[src^="data:image/svg+xml"]'),
+                       "the memory diagram's SVG <img>")
+    texts = svg_texts(img.get_attribute("src"))
+    for text in ("storage 0", "shape (2, 3) stride (3, 1) offset 0", "shape (3, 2) stride (1, 3) offset 0"):
+        assert text in texts, f"{text!r} not in the memory SVG: {texts}"
+    assert img.evaluate("e => e.naturalWidth") > 0, "the SVG <img> did not load"
+    lab.screenshot(img, "memory.png")
+
+
 def test_training_curves_render_as_one_image(lab):
     cell = lab.cell("curves")
     img = lab.wait_for(cell.locator('.jp-OutputArea-output img[src^="data:image/png"]'),
@@ -343,3 +356,27 @@ def test_widgets_render(lab):
     values = box.locator(".jupyter-widgets input[type=text]").evaluate_all("es => es.map(e => e.value)")
     assert values == ["2,1,3", "4,3"], values
     lab.screenshot(box.locator(".jp-OutputArea-output").first, "broadcast_widget.png")
+
+
+def test_broadcast_widget_is_live(lab):
+    """Widgets from saved state are pictures of widgets (ipywidgets marks them disconnected);
+    after Run All they talk to the kernel: typing a shape redraws the picture."""
+    skip_if_missing(lab, "broadcast_widget")
+    box = lab.cell("broadcast-widget")
+    if lab.widgets_from != "Run All":
+        lab.page.screenshot(path=os.path.join(SHOTS, "notebook_saved_state.png"), full_page=True)
+        lab.run_all()
+        lab.widgets_from = "saved state, then Run All"
+    live_inputs = box.locator(".jupyter-widgets input[type=text]")
+    deadline = time.monotonic() + KERNEL_TIMEOUT
+    while box.locator(".jupyter-widgets-disconnected").count() or live_inputs.count() != 2:
+        if time.monotonic() > deadline:
+            lab.fail(f"the broadcast widget was not live (made by the kernel) {KERNEL_TIMEOUT} s after Run All")
+        time.sleep(0.2)
+    live_inputs.nth(1).fill("5,3")                  # shape b: (2, 1, 3) + (5, 3) -> (2, 5, 3)
+    title = "a + b: (2, 1, 3) + (5, 3) → (2, 5, 3)"
+    lab.wait_for(box.locator(".jupyter-widgets svg text", has_text="(2, 5, 3)"),
+                 f"the redrawn picture ({title!r}) after typing 5,3 into shape b", timeout=KERNEL_TIMEOUT)
+    texts = [" ".join(t.split()) for t in box.locator(".jupyter-widgets svg text").all_text_contents()]
+    assert title in texts, texts
+    lab.screenshot(box.locator(".jp-OutputArea-output").first, "broadcast_widget_live.png")
