@@ -177,7 +177,7 @@ class _Builder:
         self._assign_clusters()
         self.redirect = {}        # key -> key of the summary/"more" box that stands for it
         self.hidden = 0
-        if collapse and self._visible_count() > max_nodes:
+        if collapse and max_nodes is not None and self._visible_count() > max_nodes:
             self._collapse()
         if max_nodes is not None and self._visible_count() > max_nodes:
             self._cap()
@@ -195,9 +195,9 @@ class _Builder:
 
     def _walk(self, outputs, names):
         queue = collections.deque()
-        for t, name in zip(outputs, names):
-            oid = f"out{len(self.order)}"
-            okey = ("out", len(self.order))
+        for i, (t, name) in enumerate(zip(outputs, names)):
+            oid = f"out{i}"
+            okey = ("out", i)
             lines = [_shape_text(t.shape, t._data.dtype)]
             root = None
             if t.grad_fn is not None:
