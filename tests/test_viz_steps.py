@@ -1,0 +1,252 @@
+"""viz.backward_steps and viz.explain.
+
+The order of the steps is checked against hooks that fire inside the engine (not
+against a re-computed order), the gradients against PyTorch's and against the
+.grad that backward leaves, and the step pictures by parsing their DOT.
+"""
+import re
+
+import numpy as np
+import pytest
+
+import pedatorch as pt
+from pedatorch import nn, viz
+
+from test_viz_graph import label_text, parse_dot, svg_texts
+
+
+def model_loss(lib, w_np, b_np, x_np):
+    w = lib.tensor(w_np, requires_grad=True)
+    b = lib.tensor(b_np, requires_grad=True)
+    x = lib.tensor(x_np)
+    h = lib.tanh(x @ w + b)
+    loss = (h * h).sum() + h.mean()
+    return loss, w, b
+
+
+def data():
+    rng = np.random.default_rng(0)
+    return (rng.standard_normal((3, 2)).astype(np.float32), rng.standard_normal(2).astype(np.float32),
+            rng.standard_normal((4, 3)).astype(np.float32))
+
+
+def hook_order(loss, leaves):
+    """The order the engine runs the nodes, as seen by pre-hooks on each node and hooks on the leaves."""
+    order, seen, stack = [], set(), [loss.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        if type(fn).__name__ != "AccumulateGrad":
+            fn.register_prehook(lambda g, fn=fn: order.append(fn.name()))
+        stack.extend(n for n, _ in fn.next_functions)
+    for t in leaves:
+        t.register_hook(lambda g: order.append("torch::autograd::AccumulateGrad"))
+    return order
+
+
+def test_order_is_the_engines():
+    loss, w, b = model_loss(pt, *data())
+    order = hook_order(loss, [w, b])
+    steps = viz.backward_steps(loss, params={"w": w, "b": b})
+    assert steps.names == order
+    assert len(steps) == len(order) == 9
+    assert [s.index for s in steps] == list(range(9))
+
+
+def test_order_matches_pytorch(torch):
+    loss, w, b = model_loss(pt, *data())
+    tloss, tw, tb = model_loss(torch, *data())
+    order = hook_order(tloss, [tw, tb])
+    tloss.backward()
+    steps = viz.backward_steps(loss)
+    assert steps.names == order
+
+
+def test_gradients_in_and_out(torch):
+    loss, w, b = model_loss(pt, *data())
+    tloss, tw, tb = model_loss(torch, *data())
+    steps = viz.backward_steps(loss, params={"w": w, "b": b})
+    tloss.backward()
+    first = steps[0]
+    assert first.name == "AddBackward0" and first.grad_outputs[0].item() == 1.0
+    # the leaves' AccumulateGrad steps: what arrived is .grad, equal to PyTorch's
+    acc = {s.grad_inputs[0][0]: s for s in steps if s.name.endswith("AccumulateGrad")}
+    assert set(acc) == {"w.grad", "b.grad"}
+    np.testing.assert_allclose(acc["w.grad"].grad_outputs[0].numpy(), tw.grad.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(acc["b.grad"].grad_outputs[0].numpy(), tb.grad.numpy(), rtol=1e-5)
+    np.testing.assert_array_equal(w.grad.numpy(), acc["w.grad"].grad_inputs[0][2].numpy())
+    # every gradient sent along an edge arrives (summed with the others) at its target's step
+    arrived = {}
+    for s in steps:
+        for (target, tid, g) in s.grad_inputs:
+            if not s.name.endswith("AccumulateGrad"):
+                arrived.setdefault(tid, []).append(g.numpy())
+    for s in steps:
+        if s.id in arrived:
+            np.testing.assert_allclose(sum(arrived[s.id]), s.grad_outputs[0].numpy(), rtol=1e-6)
+
+
+def test_broadcast_input_is_summed_back():
+    loss, w, b = model_loss(pt, *data())
+    steps = viz.backward_steps(loss, params={"w": w, "b": b})
+    add = next(s for s in steps if s.name == "AddBackward0" and any(t == "b" for t, _, _ in s.grad_inputs))
+    i = [t for t, _, _ in add.grad_inputs].index("b")
+    assert tuple(add.grad_inputs[i][2].shape) == (2,)
+    assert add.summed_from == {i: (4, 2)}
+    assert "summed from (4, 2)" in repr(add)
+
+
+def test_step_picture_highlights_step_k():
+    loss, w, b = model_loss(pt, *data())
+    steps = viz.backward_steps(loss, params={"w": w, "b": b})
+    for k in range(len(steps)):
+        g = steps.graph(k)
+        nodes, edges = parse_dot(g.source)
+        hot = [i for i, a in nodes.items() if "penwidth=3" in a]
+        assert hot == [steps[k].id]
+        assert label_text(nodes[steps[k].id])[0] in (steps[k].name, "w", "b")
+        done = {i for i, a in nodes.items() if "#e6f6e0" in a}
+        assert done == {s.id for s in steps[:k]} - {steps[k].id}
+        red = [(a, b_, attrs) for a, b_, attrs in edges if "#d62728" in attrs]
+        sent = [tid for _, tid, g in steps[k].grad_inputs if g is not None]
+        if steps[k].name.endswith("AccumulateGrad"):
+            assert red == []
+        else:
+            assert {a for a, _, _ in red} == set(sent)   # h * h sends twice along one edge
+            assert all(b_ == steps[k].id for _, b_, _ in red)
+            assert all(re.search(r"grad \(", attrs) for _, _, attrs in red)
+        assert f"steps[{k}] of {len(steps)}: {steps[k].name}" in g.source
+    with pytest.raises(IndexError):
+        steps.graph(len(steps))
+    assert "steps[2] of 9" in svg_texts(steps.graph(2))
+
+
+def test_text_repr_and_formulas():
+    loss, w, b = model_loss(pt, *data())
+    steps = viz.backward_steps(loss, params={"w": w, "b": b})
+    text = repr(steps)
+    assert text.splitlines()[0] == "<pedatorch.viz.BackwardSteps: 9 steps from AddBackward0>"
+    assert "0x" not in text
+    tanh = next(s for s in steps if s.name == "TanhBackward0")
+    assert "1 - tanh²(x)" in tanh.formula
+    mm = next(s for s in steps if s.name == "MmBackward0")
+    assert "dB = A^H @ dC" in mm.formula
+    assert next(s for s in steps if s.name.endswith("AccumulateGrad")).formula.startswith("var.grad += grad")
+    assert "formula:" in repr(tanh) and "grad in: (4, 2)" in repr(tanh)
+
+
+def test_big_tensors_are_abbreviated():
+    x = pt.randn(100, 100, requires_grad=True)
+    steps = viz.backward_steps((x * 2).sum())
+    line = repr(steps[1])
+    assert "..." in line and len(line) < 600
+
+
+def test_html_without_a_kernel_is_a_table():
+    loss, w, b = model_loss(pt, *data())
+    bundle = viz.backward_steps(loss)._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html"}
+    assert bundle["text/html"].count("<tr>") == 10
+
+
+def test_widget_moves_through_the_steps():
+    pytest.importorskip("ipywidgets")
+    loss, w, b = model_loss(pt, *data())
+    steps = viz.backward_steps(loss, params={"w": w, "b": b})
+    box = steps.widget()
+    controls, panels = box.children
+    play, prev, slider, nxt = controls.children
+    picture, details = panels.children
+    assert slider.max == len(steps) - 1
+    assert "steps[0]: AddBackward0" in details.value and "<svg" in picture.value
+    nxt.click()
+    nxt.click()
+    assert slider.value == 2 and f"steps[2]: {steps[2].name}" in details.value
+    assert "steps[2] of 9" in picture.value
+    prev.click()
+    assert slider.value == 1
+    slider.value = 8
+    nxt.click()
+    assert slider.value == 8
+
+
+def test_arguments_go_to_backward():
+    x = pt.randn(3, requires_grad=True)
+    y = x * 3
+    steps = viz.backward_steps(y, gradient=pt.ones(3), retain_graph=True)
+    np.testing.assert_allclose(x.grad.numpy(), [3, 3, 3])
+    viz.backward_steps(y, gradient=pt.ones(3))        # the graph was retained
+    np.testing.assert_allclose(x.grad.numpy(), [6, 6, 6])
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        viz.backward_steps(pt.ones(2).sum())
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        viz.backward_steps(x * 2)
+    with pytest.raises(TypeError):
+        viz.backward_steps(3.0)
+
+
+def test_model_steps_use_parameter_names():
+    pt.manual_seed(0)
+    model = nn.Linear(3, 2)
+    loss = model(pt.randn(4, 3)).pow(2).mean()
+    steps = viz.backward_steps(loss, params=model)
+    targets = {t for s in steps for t, _, _ in s.grad_inputs}
+    assert {"weight.grad", "bias.grad"} <= targets
+
+
+# ------------------------------------------------------------------------------------- explain
+
+def test_explain_an_op():
+    a = pt.randn(3, requires_grad=True)
+    b = pt.randn(3, requires_grad=True)
+    y = a * b
+    e = viz.explain(y.grad_fn)
+    assert e.name == "MulBackward0" and e.op == "Mul"
+    assert e.formula == "out = a * b;   da = grad * b,  db = grad * a"
+    assert e.function == "pedatorch.ops.elementwise.Mul"
+    assert e.inputs == ["torch::autograd::AccumulateGrad", "torch::autograd::AccumulateGrad"]
+    assert e.saved == ["input tensor (3,)", "input tensor (3,)"]
+    path, line = e.where.split(":")
+    assert path == "pedatorch/ops/elementwise.py"
+    src = open(pt.__file__.rsplit("pedatorch", 1)[0] + path).read().splitlines()
+    assert "def backward" in src[int(line)] or "def backward" in src[int(line) - 1] or \
+        "staticmethod" in src[int(line) - 1]
+    assert "def backward(ctx, grad" in e.source
+    text = repr(e)
+    assert "MulBackward0: the backward of Mul" in text and "0x" not in text
+    assert "<pre" in e._repr_html_()
+    assert viz.explain(y).name == "MulBackward0"           # a tensor: its grad_fn
+
+
+def test_explain_leaf_and_errors():
+    w = pt.randn(2, requires_grad=True)
+    e = viz.explain(w)
+    assert e.name == "torch::autograd::AccumulateGrad" and "var.grad += grad" in e.formula
+    assert e.where.startswith("pedatorch/autograd/graph.py:")
+    assert viz.explain((w * 2).grad_fn.next_functions[0][0]).name == "torch::autograd::AccumulateGrad"
+    with pytest.raises(ValueError, match="no grad_fn"):
+        viz.explain(pt.ones(2))
+    with pytest.raises(TypeError, match="grad_fn node or a tensor"):
+        viz.explain("MulBackward0")
+
+
+def test_explain_without_a_docstring_and_custom_function():
+    class Square(pt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return 2 * x * g
+
+    x = pt.randn(3, requires_grad=True)
+    e = viz.explain(Square.apply(x).grad_fn)
+    assert e.name == "SquareBackward"
+    assert "vector-Jacobian product" in e.formula
+    assert "return 2 * x * g" in e.source
+    assert re.fullmatch(r"(tests/)?test_viz_steps.py:\d+", e.where)
