@@ -236,7 +236,7 @@ def execute_and_sign(src, dst, env):
     from nbformat.sign import NotebookNotary
     from pedatorch import viz  # noqa: F401  (fail here, clearly, if pedatorch is not importable)
     nb = nbformat.read(src, as_version=4)
-    skipped = missing_viz("graph", "memory", "broadcast_widget")
+    skipped = missing_viz("graph", "backward_steps", "memory", "broadcast_widget")
     for cell in nb.cells:           # a picture still being written: its cell says so instead
         for name in skipped:
             if f"viz.{name}(" in cell.source:
@@ -380,3 +380,27 @@ def test_broadcast_widget_is_live(lab):
     texts = [" ".join(t.split()) for t in box.locator(".jupyter-widgets svg text").all_text_contents()]
     assert title in texts, texts
     lab.screenshot(box.locator(".jp-OutputArea-output").first, "broadcast_widget_live.png")
+
+
+def test_backward_steps_widget_steps_through_backward(lab):
+    """The explorer, live: each click on "next ▶" shows the next node the engine ran, in red."""
+    skip_if_missing(lab, "backward_steps")
+    box = lab.cell("steps")
+    if "Run All" not in lab.widgets_from:
+        lab.run_all()
+        lab.widgets_from += ", then Run All"
+    deadline = time.monotonic() + KERNEL_TIMEOUT
+    while box.locator(".jupyter-widgets-disconnected").count() or not box.locator(".pedatorch-backward-steps svg").count():
+        if time.monotonic() > deadline:
+            lab.fail(f"the backward-steps explorer was not live {KERNEL_TIMEOUT} s after Run All")
+        time.sleep(0.2)
+    title = box.locator(".pedatorch-backward-steps svg text", has_text="steps[0] of")
+    lab.wait_for(title, "the picture of steps[0]")
+    assert "SumBackward0" in box.locator(".pedatorch-backward-steps").inner_text()
+    box.locator("button", has_text="next").click()
+    lab.wait_for(box.locator(".pedatorch-backward-steps svg text", has_text="steps[1] of"),
+                 "the picture of steps[1] after clicking next", timeout=KERNEL_TIMEOUT)
+    lab.wait_for(box.locator(".pedatorch-backward-steps b", has_text="steps[1]: MulBackward0"),
+                 "the details of steps[1] after clicking next", timeout=KERNEL_TIMEOUT)
+    assert "→ x" in box.locator(".pedatorch-backward-steps").inner_text()
+    lab.screenshot(box.locator(".jp-OutputArea-output").first, "backward_steps.png")
