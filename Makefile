@@ -3,6 +3,7 @@
 #   make lab     a venv with the lessons' packages, then JupyterLab on lessons/
 #   make test    a venv with the test packages and PyTorch (the oracle), then the
 #                test suite and the notebooks (pytest --nbval)
+#   make gallery re-draws docs/img/ (the pictures of docs/gallery.md)
 #   make bench   the benchmark runner (benchmarks/run.py; BENCH="overhead" picks workloads)
 #   make clean   caches and build leftovers (the venv stays; `make distclean` removes it too)
 #   make execute-lessons   re-runs the notebooks in place, storing their outputs
@@ -19,7 +20,7 @@ BENCH_ARGS ?=
 # JupyterLab refuses to run as root unless told; pass LAB_ARGS="--no-browser" etc. for more.
 LAB_ARGS ?= $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: lab execute-lessons test test-unit test-notebooks test-browser bench clean distclean venv
+.PHONY: lab execute-lessons test test-unit test-notebooks test-browser gallery bench clean distclean venv
 
 venv: $(PY)
 
@@ -65,6 +66,10 @@ test-notebooks: $(VENV)/.installed-test
 # `playwright install` is never run). Screenshots land in tests/browser/screenshots/.
 test-browser: $(VENV)/.installed-browser
 	PEDATORCH_BROWSER=1 $(PY) -m pytest -q -rs tests/browser
+
+# Re-draw the pictures of docs/gallery.md into docs/img/.
+gallery: $(VENV)/.installed-lessons
+	$(PY) docs/make_gallery.py
 
 bench: $(VENV)/.installed-test
 	$(PY) benchmarks/run.py $(BENCH) $(BENCH_ARGS)
