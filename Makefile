@@ -45,7 +45,7 @@ lab: $(VENV)/.installed-lessons
 # Re-execute the notebooks in place, storing their outputs (what nbval compares against).
 execute-lessons: $(VENV)/.installed-lessons
 	$(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace \
-	    --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=300 lessons/*.ipynb
+	    --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.store_widget_state=True --ExecutePreprocessor.timeout=300 lessons/*.ipynb
 
 # Both suites run even when the first fails; the target fails if either did.
 test: $(VENV)/.installed-test
