@@ -250,3 +250,17 @@ def test_explain_without_a_docstring_and_custom_function():
     assert "vector-Jacobian product" in e.formula
     assert "return 2 * x * g" in e.source
     assert re.fullmatch(r"(tests/)?test_viz_steps.py:\d+", e.where)
+
+
+def test_long_backward_is_listed_abbreviated():
+    x = pt.randn(3, requires_grad=True)
+    y = x
+    for _ in range(100):
+        y = y.sin()
+    steps = viz.backward_steps(y.sum())
+    assert len(steps) == 102
+    lines = repr(steps).splitlines()
+    assert len(lines) == 1 + 20 + 1 + 20
+    assert lines[21].strip() == "... 62 more steps (all of them: list(steps))"
+    assert lines[-1].split()[:2] == ["101", "torch::autograd::AccumulateGrad"]
+    assert steps._table_html().count("<tr>") == 1 + 41

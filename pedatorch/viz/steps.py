@@ -24,6 +24,7 @@ from .graphs import _key_of, _shape_text, graph
 
 __all__ = ["backward_steps", "BackwardSteps", "Step", "explain", "Explanation"]
 
+_EDGE_ROWS = 20   # a long backward's repr lists its first and last 20 steps
 _ACCUMULATE = "var.grad += grad   (AccumulateGrad: the leaf's gradient is summed into .grad)"
 
 
@@ -307,10 +308,19 @@ class BackwardSteps:
     def __repr__(self):
         head = f"<pedatorch.viz.BackwardSteps: {len(self)} steps from {self._output_name}>"
         lines = [head]
-        for s in self._steps:
+        for s in self._shown():
+            if s is None:
+                lines.append(f"  ... {len(self) - 2 * _EDGE_ROWS} more steps (all of them: list(steps))")
+                continue
             sent = ", ".join(f"{t} {_shape_text(g.shape)}" for t, _, g in s.grad_inputs if g is not None)
             lines.append(f"  {s.index:>2}  {s.name:<34} -> {sent or '(nothing)'}")
         return "\n".join(lines)
+
+    def _shown(self):
+        """The steps a repr lists: all of them, or the first and last _EDGE_ROWS with None between."""
+        if len(self._steps) <= 3 * _EDGE_ROWS:
+            return self._steps
+        return [*self._steps[:_EDGE_ROWS], None, *self._steps[-_EDGE_ROWS:]]
 
     def _key(self, node):
         k = _key_of(node)
@@ -378,7 +388,10 @@ class BackwardSteps:
 
     def _table_html(self):
         rows = []
-        for s in self._steps:
+        for s in self._shown():
+            if s is None:
+                rows.append(f"<tr><td colspan='4'>… {len(self) - 2 * _EDGE_ROWS} more steps</td></tr>")
+                continue
             sent = "<br/>".join(f"&rarr; {html(t)} {html(_shape_text(g.shape, g._data.dtype))}"
                                 for t, _, g in s.grad_inputs if g is not None)
             rows.append(f"<tr><td>{s.index}</td><td><b>{html(s.name)}</b></td><td><code>{html(s.formula)}</code>"
