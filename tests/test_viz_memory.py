@@ -131,7 +131,9 @@ def test_stride_zero_is_marked():
     assert viz.memory(pt.zeros(()).expand(1, 1)).tensors[0].zero_stride_dims == ()
     svg = ET.fromstring(d.svg())
     titles = [a.get("{http://www.w3.org/1999/xlink}title") for a in svg.iter(SVG + "a")]
-    assert "row[2, 1] is storage[1]" in titles and "col[1, 3] is storage[4]" in titles
+    if titles:   # an older Graphviz (Debian 12's 2.43) draws no tooltip of a table cell without HREF
+        assert "row[2, 1] is storage[1]" in titles and "col[1, 3] is storage[4]" in titles
+    assert 'TOOLTIP="row[2, 1] is storage[1]"' in d.source and 'TOOLTIP="col[1, 3] is storage[4]"' in d.source
     texts = [t.text for t in svg.iter(SVG + "text")]
     assert any(t and "stride 0 in dim 0" in t for t in texts)
 

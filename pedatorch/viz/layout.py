@@ -386,7 +386,7 @@ class MemoryDiagram(Picture):
         lines = ["digraph memory {",
                  "  graph [fontname=Helvetica nodesep=0.4 ranksep=0.7];",
                  "  node [fontname=Helvetica shape=plaintext];",
-                 "  edge [arrowsize=0.5 penwidth=0.8];"]
+                 "  edge [arrowsize=0.5 penwidth=0.8 fontname=\"Helvetica\" fontsize=9];"]
         for n, st in enumerate(self.storages):
             lines.append(f"  storage{n} [label=<{self._storage_node(st)}>];")
         for n, t in enumerate(self.tensors):
