@@ -8,6 +8,7 @@ import re
 import shutil
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 
 import pedatorch as pt
@@ -284,3 +285,29 @@ def test_without_any_renderer(monkeypatch):
     assert g._repr_mimebundle_() == {"text/plain": repr(g)}
     with pytest.raises(viz.RendererNotFound, match="pedatorch\\[viz\\]"):
         g.svg()
+
+
+def test_model_graph_has_pytorchs_nodes(torch):
+    """A residual conv block: the drawn grad_fn nodes are the ones PyTorch records for the same model."""
+    def build(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Conv2d(1, 4, 3, padding=1, bias=False), lib.nn.BatchNorm2d(4), lib.nn.ReLU(),
+                              lib.nn.MaxPool2d(2), lib.nn.Flatten(), lib.nn.Linear(16, 3), lib.nn.LogSoftmax(dim=1))
+        return m
+
+    def names(fn, seen):
+        if fn is None or fn in seen:
+            return
+        seen.append(fn)
+        for nxt, _ in fn.next_functions:
+            names(nxt, seen)
+
+    x = np.random.default_rng(0).standard_normal((2, 1, 4, 4)).astype(np.float32)
+    theirs = []
+    names(build(torch)(torch.tensor(x)).grad_fn, theirs)
+    g = viz.graph(build(pt), pt.tensor(x))
+    drawn = sorted(label.split()[0] for i, label in g.labels.items() if i.startswith("n")
+                   and not label.endswith("AccumulateGrad"))
+    assert drawn == sorted(f.name() for f in theirs if not f.name().endswith("AccumulateGrad"))
+    assert sum(1 for label in g.labels.values() if label.endswith("AccumulateGrad")) == \
+        sum(1 for f in theirs if f.name().endswith("AccumulateGrad"))
