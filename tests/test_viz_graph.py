@@ -91,19 +91,22 @@ def test_small_graph_nodes_edges_and_labels():
     assert g.id_of(loss.grad_fn.next_functions[0][0]) == by["AddBackward0"]
 
 
-def test_graph_walks_next_functions_exactly(torch):
-    """The same expression in PyTorch: the same node names along next_functions."""
-    def walk(fn, seen):
-        if fn is None or fn in seen:
-            return
+def grad_fns(fn, seen=None):
+    """Every node reachable from ``fn`` along next_functions (PyTorch's or ours), each once."""
+    seen = [] if seen is None else seen
+    if fn is not None and fn not in seen:
         seen.append(fn)
         for nxt, _ in fn.next_functions:
-            walk(nxt, seen)
+            grad_fns(nxt, seen)
+    return seen
+
+
+def test_graph_walks_next_functions_exactly(torch):
+    """The same expression in PyTorch: the same node names along next_functions."""
     x = pt.randn(2, 3, requires_grad=True)
     tx = torch.tensor(x.detach().numpy(), requires_grad=True)
-    ours, theirs = [], []
-    walk(((x.exp() * x).t() @ x).tanh().mean().grad_fn, ours)
-    walk(((tx.exp() * tx).t() @ tx).tanh().mean().grad_fn, theirs)
+    ours = grad_fns(((x.exp() * x).t() @ x).tanh().mean().grad_fn)
+    theirs = grad_fns(((tx.exp() * tx).t() @ tx).tanh().mean().grad_fn)
     g = viz.graph(((x.exp() * x).t() @ x).tanh().mean())
     drawn = sorted(v.split()[0] for v in g.labels.values() if v != "output ()")
     names = sorted(f.name() for f in theirs)
@@ -114,13 +117,17 @@ def test_graph_walks_next_functions_exactly(torch):
 def test_dtype_on_edges_multi_output_index_and_no_grad_output():
     x = pt.randn(4, 3, dtype=pt.float64, requires_grad=True)
     vals, idx = x.max(dim=1)
-    u, s, v = x.split(1, dim=0)[0], x.split(1, dim=0)[1], None
+    u, s = x.split(1, dim=0)[:2]
     out = vals.sum() + (u * s).sum()
     g = viz.graph(out, params={"x": x})
     nodes, edges = parse_dot(g.source)
     texts = [l for _, _, l in edges]
     assert any("float64" in t for t in texts)
     assert any(re.search(r'\[1\]', t) for t in texts)          # the second output of SplitBackward0
+    assert any(re.search(r"\[0\]", t) for t in texts)          # both outputs, each its own arrow
+    y = pt.randn(2, requires_grad=True)
+    square = viz.graph((y * y).sum(), params={"y": y})
+    assert sum(1 for a, b, _ in square.edges if a == square.id_of(y)) == 2   # y * y: y arrives twice
     plain = viz.graph(pt.ones(2))
     assert "no grad_fn" in plain.source and repr(plain).endswith("(no grad_fn)>")
 
@@ -295,16 +302,8 @@ def test_model_graph_has_pytorchs_nodes(torch):
                               lib.nn.MaxPool2d(2), lib.nn.Flatten(), lib.nn.Linear(16, 3), lib.nn.LogSoftmax(dim=1))
         return m
 
-    def names(fn, seen):
-        if fn is None or fn in seen:
-            return
-        seen.append(fn)
-        for nxt, _ in fn.next_functions:
-            names(nxt, seen)
-
     x = np.random.default_rng(0).standard_normal((2, 1, 4, 4)).astype(np.float32)
-    theirs = []
-    names(build(torch)(torch.tensor(x)).grad_fn, theirs)
+    theirs = grad_fns(build(torch)(torch.tensor(x)).grad_fn)
     g = viz.graph(build(pt), pt.tensor(x))
     drawn = sorted(label.split()[0] for i, label in g.labels.items() if i.startswith("n")
                    and not label.endswith("AccumulateGrad"))

@@ -52,6 +52,38 @@ def _dtype_name(np_dtype):
         return str(np_dtype)
 
 
+def saved_values(node):
+    """What ``node`` saved for backward: ``[(i, kind, value, detail)]``, or None once backward freed it.
+
+    ``kind`` is "input" (a tensor input; ``value`` is it), "result" (the node's own output) or
+    "constant" (an array or Python value); ``detail`` is the shape (and non-float32 dtype), or a
+    short repr of a non-array value.
+    """
+    from ..autograd.graph import SAVED_INPUT, SAVED_OUTPUT
+    saved = node._saved
+    if saved is None:
+        return None
+    out = []
+    for i, s in enumerate(saved):
+        if s is None:
+            continue
+        val = s[1]
+        if s[0] == SAVED_INPUT:
+            out.append((i, "input", val, _shape_text(val.shape, val._data.dtype)))
+        elif s[0] == SAVED_OUTPUT:
+            out.append((i, "result", None, _shape_text(val.shape, val.dtype)))
+        else:
+            shape = getattr(val, "shape", None)
+            if shape is not None:
+                dt = getattr(val, "_data", val).dtype if hasattr(val, "dtype") else None
+                detail = _shape_text(shape, dt)
+            else:
+                r = repr(val)
+                detail = r if len(r) <= 24 else r[:21] + "..."
+            out.append((i, "constant", None, detail))
+    return out
+
+
 class _V:
     """One box of the picture."""
 
@@ -257,35 +289,15 @@ class _Builder:
             self._saved_boxes(key, node)
 
     def _saved_boxes(self, key, node):
-        from ..autograd.graph import SAVED_CONST, SAVED_INPUT, SAVED_OUTPUT
-        saved = node._saved
-        if saved is None:
+        items = saved_values(node)
+        if items is None:
             v = _V(f"s{len(self.saved)}", "saved", None, "saved tensors freed",
                    ["by backward (retain_graph=False)"])
             self.saved.append((key, v))
             return
-        for i, s in enumerate(saved or ()):
-            if s is None:
-                continue
-            kind = s[0]
-            if kind == SAVED_INPUT:
-                t = s[1]
-                name = self.names.get(id(t))
-                text = [f"saved {i}" + (f": {name}" if name else ""), _shape_text(t.shape, t._data.dtype)]
-            elif kind == SAVED_OUTPUT:
-                text = [f"saved {i}: result", _shape_text(s[1].shape, s[1].dtype)]
-            else:
-                val = s[1]
-                shape = getattr(val, "shape", None)
-                if shape is not None and len(shape) > 0:
-                    dt = getattr(val, "_data", val).dtype if hasattr(val, "dtype") else None
-                    text = [f"saved {i}", _shape_text(shape, dt)]
-                elif shape is not None:
-                    text = [f"saved {i}", "()"]
-                else:
-                    r = repr(val)
-                    text = [f"saved {i}", r if len(r) <= 24 else r[:21] + "..."]
-            v = _V(f"s{len(self.saved)}", "saved", None, text[0], text[1:])
+        for i, kind, obj, detail in items:
+            name = self.names.get(id(obj)) if kind == "input" else "result" if kind == "result" else None
+            v = _V(f"s{len(self.saved)}", "saved", None, f"saved {i}" + (f": {name}" if name else ""), [detail])
             self.saved.append((key, v))
 
     # -- clusters (graph(model, x))
@@ -398,18 +410,26 @@ class _Builder:
 
     # -- drawing
     def final_edges(self):
+        """Edges between the boxes drawn.  Every recorded edge is drawn (``x * x`` has two arrows
+        from x); edges that a summary or "more" box stands for are drawn once per pair of boxes."""
         out, seen = [], set()
         for a, b, label in self.edges:
             a2, b2 = self.redirect.get(a, a), self.redirect.get(b, b)
             if a2 == b2:
                 continue
-            if ("more",) in (a2, b2):
-                label = ""      # several hidden tensors may stand behind this one arrow
-            if (a2, b2) in seen:
-                continue
-            seen.add((a2, b2))
+            if (a2, b2) != (a, b):
+                if ("more",) in (a2, b2):
+                    label = ""      # several hidden tensors may stand behind this one arrow
+                if (a2, b2) in seen:
+                    continue
+                seen.add((a2, b2))
             out.append((a2, b2, label))
         return out
+
+    def shown_key(self, obj):
+        """The key of the box that shows ``obj`` (a node, leaf or tensor): its own, or a stand-in's."""
+        k = _key_of(obj)
+        return self.redirect.get(k, k)
 
     def visible_keys(self):
         return [k for k in dict.fromkeys(self.order) if k not in self.redirect]

@@ -20,7 +20,7 @@ import inspect
 import os
 
 from ._picture import html
-from .graphs import _key_of, _shape_text, graph
+from .graphs import _shape_text, graph, saved_values
 
 __all__ = ["backward_steps", "BackwardSteps", "Step", "explain", "Explanation"]
 
@@ -52,18 +52,14 @@ def brief(t, threshold=12, precision=4):
 
 
 def _formula(node):
-    """The first line of the Function's docstring ('out = a * b;   da = grad * b, ...'), or None."""
+    """The first line of the Function's docstring ('out = a * b;   da = grad * b, ...'), else a generic text."""
     from ..autograd.graph import AccumulateGrad
     if isinstance(node, AccumulateGrad):
         return _ACCUMULATE
     fn = getattr(node, "_function", None)
     doc = fn.__dict__.get("__doc__") if fn is not None else None
-    if not doc or not doc.strip():
-        return None
-    return doc.strip().splitlines()[0].strip()
-
-
-def _generic_formula(node):
+    if doc and doc.strip():
+        return doc.strip().splitlines()[0].strip()
     return (f"grad of each input = (grad of the output) · ∂output/∂input for {node.name()} "
             "(a vector-Jacobian product; see the source)")
 
@@ -76,6 +72,14 @@ def _backward_fn(node):
     if fn is not None:
         return fn.backward
     return type(node).apply
+
+
+def _source(fn):
+    """The source of ``fn``, dedented (None where Python cannot find it)."""
+    try:
+        return inspect.cleandoc("\n" + inspect.getsource(fn))
+    except (OSError, TypeError):
+        return None
 
 
 def _where(fn):
@@ -145,30 +149,11 @@ class Explanation:
 
 
 def _saved_description(node):
-    from ..autograd.graph import SAVED_CONST, SAVED_INPUT, SAVED_OUTPUT
-    saved = node._saved
-    if saved is None:
+    items = saved_values(node)
+    if items is None:
         return ["freed by backward (use retain_graph=True to keep it)"]
-    out = []
-    for i, s in enumerate(saved or ()):
-        if s is None:
-            continue
-        if s[0] == SAVED_INPUT:
-            out.append(f"input tensor {_shape_text(s[1].shape, s[1]._data.dtype)}")
-        elif s[0] == SAVED_OUTPUT:
-            out.append(f"its result {_shape_text(s[1].shape, s[1].dtype)}")
-        elif s[0] == SAVED_CONST:
-            val = s[1]
-            shape = getattr(val, "shape", None)
-            if shape is not None:
-                out.append(f"array {_shape_text(shape, getattr(val, 'dtype', None))}")
-            else:
-                r = repr(val)
-                out.append(r if len(r) <= 30 else r[:27] + "...")
-    extra = node.__dict__.get("_to_save") if hasattr(node, "__dict__") else None
-    if extra and not out:
-        out = [f"tensor {_shape_text(t.shape, t._data.dtype)}" for t in extra if t is not None]
-    return out
+    what = {"input": "input tensor", "result": "its result", "constant": "constant"}
+    return [f"{what[kind]} {detail}" for _, kind, _, detail in items]
 
 
 def explain(grad_fn):
@@ -190,7 +175,7 @@ def explain(grad_fn):
     if not isinstance(node, Node):
         raise TypeError(f"explain() expects a grad_fn node or a tensor, got {type(grad_fn).__name__}")
     if isinstance(node, AccumulateGrad):
-        return _explain_leaf(node.variable, node)
+        return _explain_leaf(node.variable)
     fn = getattr(node, "_function", None)
     function = f"{fn.__module__}.{fn.__qualname__}" if fn is not None else type(node).__qualname__
     inputs = []
@@ -198,25 +183,17 @@ def explain(grad_fn):
         inputs.append("None (no grad needed)" if nxt is None else
                       nxt.name() + (f"[{nr}]" if nr else ""))
     back = _backward_fn(node)
-    try:
-        source = inspect.getsource(back)
-        source = inspect.cleandoc("\n" + source) if source.startswith((" ", "\t")) else source
-    except (OSError, TypeError):
-        source = None
-    return Explanation(node.name(), _op_name(node), function, _formula(node) or _generic_formula(node),
-                       inputs, _saved_description(node), _where(back), source)
+    return Explanation(node.name(), _op_name(node), function, _formula(node), inputs,
+                       _saved_description(node), _where(back), _source(back))
 
 
-def _explain_leaf(var, node=None):
+def _explain_leaf(var):
     from ..autograd.graph import AccumulateGrad
     back = AccumulateGrad._accumulate
-    try:
-        source = inspect.cleandoc("\n" + inspect.getsource(back))
-    except (OSError, TypeError):
-        source = None
     return Explanation("torch::autograd::AccumulateGrad",
                        f"a leaf {_shape_text(var.shape, var._data.dtype)} (requires_grad=True)",
-                       "pedatorch.autograd.graph.AccumulateGrad", _ACCUMULATE, [], None, _where(back), source)
+                       "pedatorch.autograd.graph.AccumulateGrad", _ACCUMULATE, [], None, _where(back),
+                       _source(back))
 
 
 # -- the steps ----------------------------------------------------------------------------------
@@ -238,11 +215,12 @@ class Step:
     * ``formula``: the backward formula of the op.
     """
 
-    def __init__(self, index, node, name, id, grad_outputs, grad_inputs, formula):
+    def __init__(self, index, node, name, id, grad_outputs, grad_inputs, formula, summed_from=None,
+                 targets=()):
         self.index, self.node, self.name, self.id = index, node, name, id
         self.grad_outputs, self.grad_inputs, self.formula = grad_outputs, grad_inputs, formula
-
-    summed_from = {}
+        self.summed_from = summed_from or {}
+        self._targets = targets     # (target node, grad) per edge: where BackwardSteps.graph draws red
 
     def _summed_note(self, i):
         raw = self.summed_from.get(i)
@@ -323,8 +301,7 @@ class BackwardSteps:
         return [*self._steps[:_EDGE_ROWS], None, *self._steps[-_EDGE_ROWS:]]
 
     def _key(self, node):
-        k = _key_of(node)
-        return self._builder.redirect.get(k, k)
+        return self._builder.shown_key(node)
 
     def graph(self, k):
         """The graph at step ``k``: its node in red, earlier ones green, its outgoing gradients on red edges."""
@@ -465,35 +442,24 @@ def backward_steps(loss, params=None, gradient=None, retain_graph=None, inputs=N
         loss.backward(gradient=gradient, retain_graph=retain_graph, inputs=inputs)
 
     def box(obj):
-        k = _key_of(obj)
-        k = builder.redirect.get(k, k)
-        v = builder.boxes.get(k)
-        return v
+        return builder.boxes.get(builder.shown_key(obj))
 
     steps = []
     for i, (node, grads, sent) in enumerate(records):
         v = box(node)
-        name = node.name()
-        summed = {}
+        summed, targets, outs = {}, [], []
         if isinstance(node, AccumulateGrad):
-            title = v.title if v is not None else "leaf"
             var = node.variable
-            after = None if var.grad is None else var.grad.detach().clone()
-            targets = []
-            outs = [(f"{title}.grad", v.id if v is not None else None, after)]
+            outs.append((f"{v.title if v is not None else 'leaf'}.grad", v.id if v is not None else None,
+                         None if var.grad is None else var.grad.detach().clone()))
         else:
-            targets = sent or []
-            outs = []
-            for nxt, g, raw in targets:
+            for nxt, g, raw in sent or ():
                 tv = box(nxt)
-                tname = tv.title if tv is not None else nxt.name()
-                outs.append((tname, tv.id if tv is not None else None, g))
                 if raw is not None:
-                    summed[len(outs) - 1] = raw
-        s = Step(i, node, name, v.id if v is not None else None, tuple(grads), outs,
-                 _formula(node) or _generic_formula(node))
-        s._targets = [(nxt, g) for nxt, g, _ in targets]
-        s.summed_from = summed
-        steps.append(s)
+                    summed[len(outs)] = raw
+                outs.append((tv.title if tv is not None else nxt.name(), tv.id if tv is not None else None, g))
+                targets.append((nxt, g))
+        steps.append(Step(i, node, node.name(), v.id if v is not None else None, tuple(grads), outs,
+                          _formula(node), summed, targets))
     out_name = loss.grad_fn.name() if loss.grad_fn is not None else "a leaf"
     return BackwardSteps(steps, builder, out_name)
