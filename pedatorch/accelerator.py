@@ -1,0 +1,1 @@
+"""``pedatorch.accelerator``: the device-agnostic accelerator API (``torch.accelerator``)."""

@@ -1,0 +1,1 @@
+"""``pedatorch.distributions``: probability distributions with sampling and log-probabilities (``torch.distributions``)."""

@@ -1,0 +1,1 @@
+"""``pedatorch.onnx``: ONNX export (``torch.onnx``)."""

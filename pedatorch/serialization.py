@@ -1,0 +1,1 @@
+"""``pedatorch.serialization``: what ``torch.serialization`` offers."""
