@@ -221,7 +221,8 @@ class Tensor:
 
     def _alias(self):
         """A new tensor over the same memory and version counter, with no history."""
-        t = Tensor._make(self._data, counter=self._shared_version())
+        # a view object of its own: saved arrays are told apart by identity (autograd/function.py _save)
+        t = Tensor._make(self._data.view(), counter=self._shared_version())
         t._base = self if self._base is None else self._base
         return t
 
@@ -333,8 +334,8 @@ class Tensor:
 
     def detach(self):
         """A tensor over the same memory, cut off from the graph."""
-        t = Tensor._make(self._data, counter=self._shared_version())
-        return t
+        # a view object of its own, so ``op(x, x.detach())`` can tell its two arguments apart
+        return Tensor._make(self._data.view(), counter=self._shared_version())
 
     def detach_(self):
         if self._base is not None and self._base._requires_grad:
@@ -345,7 +346,7 @@ class Tensor:
 
     @property
     def data(self):
-        return Tensor._make(self._data)
+        return Tensor._make(self._data.view())  # an array object of its own, as detach()
 
     @data.setter
     def data(self, value):

@@ -295,12 +295,10 @@ def _wrap_recorded(cls, ctx, args, out):
             _save(ctx, args, (out,), (t,))
         return t
     multi = type(out) is tuple
-    if multi:
-        outs = tuple(o if type(o) is _np.ndarray else _as_array(o) for o in out)
-    else:
-        outs = (out if type(out) is _np.ndarray else _as_array(out),)
+    raw = out if multi else (out,)  # as forward returned them: a 0-dim result may be a numpy scalar
+    outs = tuple(o if type(o) is _np.ndarray else _as_array(o) for o in raw)
     if cls._inplace_of is not None:
-        return _wrap_inplace(cls, ctx, args, outs, multi)
+        return _wrap_inplace(cls, ctx, args, outs, multi, raw)
     results = []
     for nr, arr in enumerate(outs):
         differentiable = arr.dtype.kind in "fcV"
@@ -311,11 +309,11 @@ def _wrap_recorded(cls, ctx, args, out):
         results.append(t)
     if multi:
         ctx._out_meta = tuple((a.shape, a.dtype, a.dtype.kind in "fcV") for a in outs)
-    _save(ctx, args, outs, results)
+    _save(ctx, args, raw, results)
     return tuple(results) if multi else results[0]
 
 
-def _wrap_inplace(cls, ctx, args, outs, multi):
+def _wrap_inplace(cls, ctx, args, outs, multi, raw):
     """An in-place op (``add_``): the target keeps its memory and gets this node as its new grad_fn."""
     t = args[cls._inplace_of]
     _check_inplace(t, ctx)
@@ -333,7 +331,7 @@ def _wrap_inplace(cls, ctx, args, outs, multi):
     t._bump_version()
     t._set_history(ctx, 0)
     results = [t] + [Tensor._make(a) for a in outs[1:]]
-    _save(ctx, args, outs, results)
+    _save(ctx, args, raw, results)
     if ctx._saved:  # self saved as an input was saved before this very write
         ctx._saved = tuple((SAVED_INPUT, t, before) if item is not None and item[0] == SAVED_INPUT and
                            item[1] is t else item for item in ctx._saved)
@@ -366,7 +364,13 @@ def _link_inputs(ctx, args):
 
 
 def _save(ctx, args, outs, results):
-    """Turn what forward passed to ``save_for_backward`` into saved-tensor records."""
+    """Turn what forward passed to ``save_for_backward`` into saved-tensor records.
+
+    A saved array is recognised as an input or an output by identity (``s is a._data``); that is
+    why every Tensor holds an array object of its own (``detach()`` wraps a new view object), and
+    why ``outs`` are the values forward returned: a 0-dim result may be a numpy scalar, which must
+    still be saved as this node's output, not as a constant (or double backward loses its path).
+    """
     to_save = ctx.__dict__.pop("_to_save", None)
     if not to_save:
         return
@@ -376,7 +380,7 @@ def _save(ctx, args, outs, results):
             saved.append(None)
             continue
         item = None
-        if hasattr(s, "dtype") and not isinstance(s, _np.generic):
+        if hasattr(s, "dtype"):
             for a in args:  # an input?
                 if isinstance(a, Tensor) and (s is a._data or s is a):
                     if a._is_inference:
@@ -393,7 +397,7 @@ def _save(ctx, args, outs, results):
                             item = saved_output(r, k) if r.grad_fn is ctx else saved_input(r)
                         break
             if item is None:  # an intermediate array (a mask, a probability table): a constant
-                item = saved_const(s if isinstance(s, Tensor) else Tensor._make(s))
+                item = saved_const(s if isinstance(s, Tensor) else Tensor._make(_as_array(s)))
         else:
             item = saved_const(s)  # a Python number
         saved.append(item)
