@@ -346,8 +346,8 @@ class Maximum(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        w = (a > b).to(grad.dtype) + (a == b).to(grad.dtype) * 0.5
-        return grad * w, grad * (1 - w)
+        g = where(a == b, grad / 2, grad)
+        return masked_grad(g, (a < b).logical_not()), masked_grad(g, (a > b).logical_not())
 
 
 class Minimum(ArrayFunction):
@@ -363,8 +363,8 @@ class Minimum(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        w = (a < b).to(grad.dtype) + (a == b).to(grad.dtype) * 0.5
-        return grad * w, grad * (1 - w)
+        g = where(a == b, grad / 2, grad)
+        return masked_grad(g, (a > b).logical_not()), masked_grad(g, (a < b).logical_not())
 
 
 class Fmax(ArrayFunction):
@@ -380,8 +380,8 @@ class Fmax(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        w = ((a >= b) | b.isnan()).to(grad.dtype)
-        return grad * w, grad * (1 - w)
+        to_a = (a >= b) | b.isnan()
+        return masked_grad(grad, to_a), masked_grad(grad, to_a.logical_not())
 
 
 class Fmin(ArrayFunction):
@@ -397,8 +397,8 @@ class Fmin(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        w = ((a <= b) | b.isnan()).to(grad.dtype)
-        return grad * w, grad * (1 - w)
+        to_a = (a <= b) | b.isnan()
+        return masked_grad(grad, to_a), masked_grad(grad, to_a.logical_not())
 
 
 class Hypot(ArrayFunction):
@@ -745,7 +745,7 @@ class Clamp(ArrayFunction):
         if ctx.hi is not None:
             m2 = x <= ctx.hi
             mask = m2 if mask is None else mask & m2
-        return grad * mask, None, None
+        return masked_grad(grad, mask), None, None
 
 
 class ClampMin(Clamp):
@@ -776,19 +776,14 @@ class ClampTensor(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        # when lo > hi the output is hi everywhere, so hi gets the gradient (PyTorch's rule)
         x, lo, hi = ctx.saved_tensors
-        inside = None
-        glo = ghi = None
-        if lo is not None:
-            inside = x >= lo
-            glo = grad * (x < lo)
-        if hi is not None:
-            m2 = x <= hi
-            ghi = grad * (x > hi) if inside is None else grad * ((x > hi) & (hi >= lo))
-            if lo is not None:
-                glo = grad * ((x < lo) & (lo <= hi))
-            inside = m2 if inside is None else inside & m2
-        return grad * inside, glo, ghi
+        if hi is None:
+            return masked_grad(grad, x >= lo), masked_grad(grad, x < lo), None
+        if lo is None:
+            return masked_grad(grad, x <= hi), None, masked_grad(grad, x > hi)
+        return (masked_grad(grad, (x >= lo) & (x <= hi)), masked_grad(grad, (x < lo) & (lo < hi)),
+                masked_grad(grad, (x > hi) | (hi < lo)))
 
 
 class ClampMinTensor(ClampTensor):
@@ -812,7 +807,14 @@ class Where(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         cond, = ctx.saved_tensors
-        return None, grad * cond, grad * cond.logical_not()
+        return None, masked_grad(grad, cond), masked_grad(grad, cond.logical_not())
+
+
+def masked_grad(grad, keep):
+    """``grad`` where ``keep``, else 0: the backward of every op that routes or blocks a gradient
+    (clamp, maximum, where, hardtanh, ...).  A select, not ``grad * keep``: where the gradient is inf
+    or NaN, 0 * inf would be NaN, and PyTorch's gradient there is 0 (``sqrt(clamp(d, min=0))``)."""
+    return Where.apply(keep, grad, 0.0)
 
 
 class Lerp(ArrayFunction):

@@ -20,7 +20,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...ops._util import _type_word
-from ...ops.elementwise import Relu, _ip, _erf
+from ...ops.elementwise import Relu, _ip, _erf, masked_grad
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_",
            "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_", "hardsigmoid", "hardswish",
@@ -87,7 +87,7 @@ class Hardtanh(ArrayFunction):
     def backward(ctx, grad):
         x, = ctx.saved_tensors
         a = x._data
-        return grad * _const((a > ctx.lo) & (a < ctx.hi)), None, None
+        return masked_grad(grad, (a > ctx.lo) & (a < ctx.hi)), None, None
 
 
 class Hardtanh_(Hardtanh):
@@ -459,7 +459,7 @@ class Hardsigmoid(ArrayFunction):
         x, = ctx.saved_tensors
         a = x._data
         # PyTorch's kernel multiplies by the float constant 1/6 (also for doubles)
-        return grad * _const(((a > -3) & (a < 3)) * np.asarray(np.float32(1 / 6), dtype=a.dtype))
+        return masked_grad(grad * float(np.float32(1 / 6)), (a > -3) & (a < 3))
 
 
 def hardsigmoid(input, inplace=False):
@@ -482,9 +482,8 @@ class Hardswish(ArrayFunction):
     def backward(ctx, grad):
         x, = ctx.saved_tensors
         a = x._data
-        middle = (a > -3) & (a < 3)
         slope = x / 3 + 0.5
-        return grad * _where_const(middle, slope, _const(np.where(a >= 3, 1.0, 0.0).astype(a.dtype)))
+        return masked_grad(_where_const(a < 3, grad * slope, grad), a > -3)
 
 
 def hardswish(input, inplace=False):
@@ -512,13 +511,14 @@ class Softshrink(ArrayFunction):
         ctx.save_for_backward(x)
         ctx.lambd = lambd
         xw = _wide(x)
-        return _back(np.where(xw > lambd, xw - lambd, np.where(xw < -lambd, xw + lambd, 0)), x)
+        inside = (xw >= -lambd) & (xw <= lambd)  # false for NaN: NaN stays NaN, as in PyTorch
+        return _back(np.where(inside, 0, np.where(xw > lambd, xw - lambd, xw + lambd)), x)
 
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
         a = x._data
-        return grad * _const((a > ctx.lambd) | (a < -ctx.lambd)), None
+        return masked_grad(grad, ~((a >= -ctx.lambd) & (a <= ctx.lambd))), None
 
 
 def softshrink(input, lambd=0.5):
@@ -535,14 +535,14 @@ class Hardshrink(ArrayFunction):
         _float_only(x, "hardshrink_cpu")
         ctx.save_for_backward(x)
         ctx.lambd = lambd
-        keep = (x < -lambd) | (x > lambd)
-        return np.where(keep, x, 0).astype(x.dtype, copy=False)
+        inside = (_wide(x) >= -lambd) & (_wide(x) <= lambd)  # false for NaN: NaN stays NaN, as in PyTorch
+        return np.where(inside, 0, x).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
         a = x._data
-        return grad * _const((a < -ctx.lambd) | (a > ctx.lambd)), None
+        return masked_grad(grad, ~((a >= -ctx.lambd) & (a <= ctx.lambd))), None
 
 
 def hardshrink(input, lambd=0.5):
@@ -563,11 +563,13 @@ class Threshold(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        return grad * _const(x._data > ctx.threshold), None, None
+        return masked_grad(grad, _wide(x._data) > ctx.threshold), None, None
 
 
 def _threshold_kernel(x, threshold, value):
-    out = np.where(x <= threshold, np.asarray(value).astype(x.dtype) if x.dtype != np.bool_ else bool(value), x)
+    # half precision compares in float32, against the threshold unrounded (PyTorch's opmath)
+    out = np.where(_wide(x) <= threshold, np.asarray(value).astype(x.dtype) if x.dtype != np.bool_ else bool(value),
+                   x)
     return out.astype(x.dtype, copy=False)
 
 
@@ -604,7 +606,7 @@ class PreluKernel(ArrayFunction):
         pos = x._data > 0
         need = ctx.needs_input_grad
         gx = _where_const(pos, grad, grad * w) if need[0] else None
-        gw = _where_const(pos, grad * 0, grad * x) if need[1] else None
+        gw = masked_grad(grad * x, ~pos) if need[1] else None
         return gx, gw
 
 
