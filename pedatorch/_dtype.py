@@ -95,6 +95,27 @@ def _load_bfloat16():
     _from_np[bfloat16._np] = bfloat16
 
 
+def is_float_np(npdt):
+    """Is this numpy dtype a real floating-point type?  bfloat16 counts: ml_dtypes gives it kind 'V',
+    so ``npdt.kind == "f"`` alone would miss it (use these checks, not ``kind``, for float tests)."""
+    return npdt.kind == "f" or npdt.name == "bfloat16"
+
+
+def is_inexact_np(npdt):
+    """Floating point or complex (bfloat16 included)."""
+    return npdt.kind in "fc" or npdt.name == "bfloat16"
+
+
+def is_reduced_np(npdt):
+    """float16 or bfloat16: PyTorch computes them in float32 ("opmath") and rounds the result."""
+    return npdt.itemsize == 2 and is_float_np(npdt)
+
+
+def opmath_np(npdt):
+    """The dtype PyTorch computes in for ``npdt``: float32 for float16/bfloat16, else itself."""
+    return np.dtype(np.float32) if is_reduced_np(npdt) else npdt
+
+
 def from_numpy_dtype(npdt):
     """The pedatorch dtype of a numpy dtype (TypeError when PyTorch has none)."""
     try:

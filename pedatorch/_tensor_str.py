@@ -34,6 +34,7 @@ import math
 import numpy as np
 
 from . import _dtype as D
+from ._dtype import is_float_np
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions"]
 
@@ -156,7 +157,7 @@ def _plain_strings(a):
 
 def _real_elements(a):
     """Right-aligned element strings for a real array (flat), and the width."""
-    strs, width = _float_strings(a) if a.dtype.kind == "f" else _plain_strings(a)
+    strs, width = _float_strings(a) if is_float_np(a.dtype) else _plain_strings(a)
     return [s.rjust(width) for s in strs], width
 
 

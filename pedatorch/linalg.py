@@ -27,6 +27,7 @@ from .autograd.function import ArrayFunction
 from .ops._util import write_out, wrap_dim, wrap_dims, _type_word, shape_str
 from .ops.linalg import matmul as _matmul, multi_dot as _multi_dot, _mH, _conj
 from .ops import shape as _shape
+from ._dtype import is_inexact_np
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "inv_ex", "solve", "solve_ex", "cholesky",
            "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "lstsq", "cross",
@@ -56,7 +57,7 @@ linalg_lstsq = _rt("linalg_lstsq", ["solution", "residuals", "rank", "singular_v
 # ====================================================================== checks
 
 def _check_float(A, fn):
-    if A._data.dtype.kind not in "fc":
+    if not is_inexact_np(A._data.dtype):
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
                            f"{_type_word(A._data.dtype)}")
 

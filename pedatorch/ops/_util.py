@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from .._dtype import is_inexact_np
 
 _float_kinds = "fc"
 
@@ -27,12 +28,12 @@ def promote(a, b):
             if (da.kind == "f" and db.kind == "b") or (da.kind == "b" and db.kind == "f"):
                 return a, b
         elif tb is float:
-            if a.dtype.kind in _float_kinds:
+            if a.dtype.kind in "fc":
                 return a, b
         elif tb is int:
             if a.dtype.kind in "iufc":
                 return a, b
-    elif tb is np.ndarray and ta is float and b.dtype.kind in _float_kinds:
+    elif tb is np.ndarray and ta is float and b.dtype.kind in "fc":
         return a, b
     dt = D.result_type_of(a, b).np
     return cast(a, dt), cast(b, dt)
@@ -57,7 +58,7 @@ def cast(x, np_dtype):
 
 def to_float(x):
     """Integer and bool inputs of float-valued ops compute in the default float dtype."""
-    if x.dtype.kind in _float_kinds or x.dtype.name == "bfloat16":
+    if is_inexact_np(x.dtype):
         return x
     return x.astype(D.get_default_dtype().np)
 

@@ -15,6 +15,7 @@ from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
 from ._util import promote, to_float, write_out, register, is_number, _type_word
+from .._dtype import is_float_np
 
 __all__ = []  # filled by _export
 
@@ -996,7 +997,7 @@ LogicalNot = _nondiff("LogicalNot", np.logical_not)
 def _bitwise(ufunc, name):
     def kernel(a, b):
         a, b = promote(a, b)
-        if np.result_type(a, b).kind == "f":
+        if is_float_np(np.result_type(a, b)):
             raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
         return ufunc(a, b)
     return kernel
@@ -1010,7 +1011,7 @@ RightShift = _nondiff("RightShift", _bitwise(np.right_shift, "rshift"))
 
 
 def _bitwise_not_kernel(x):
-    if x.dtype.kind == "f":
+    if is_float_np(x.dtype):
         raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
     return np.invert(x)
 
@@ -1460,7 +1461,7 @@ def _unrecorded_inplace(self, *others):
             if type(o._data) is not np.ndarray or o._data.dtype != dst.dtype:
                 return None
             arrays.append(o._data)
-        elif type(o) is float and dst.dtype.kind == "f" or type(o) is int and dst.dtype.kind in "fiu":
+        elif type(o) is float and is_float_np(dst.dtype) or type(o) is int and dst.dtype.kind in "fiu":
             arrays.append(o)
         else:
             return None

@@ -37,6 +37,7 @@ from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, register, write_out, shape_str, _type_word, broadcast_shapes_or_raise
 from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed
+from .._dtype import is_float_np
 
 __all__ = ["index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
            "index_fill", "index_put", "index_put_", "masked_fill", "masked_select", "masked_scatter", "take",
@@ -900,7 +901,7 @@ def _scatter_reduce_kernel(x, dim, index, src, reduce, include_self):
             ident = 0
         elif reduce == "prod":
             ident = 1
-        elif o.dtype.kind == "f":
+        elif is_float_np(o.dtype):
             ident = -np.inf if reduce == "amax" else np.inf
         elif o.dtype.kind == "b":
             ident = reduce == "amin"

@@ -27,6 +27,7 @@ import warnings
 
 import numpy as np
 
+from .._dtype import opmath_np
 from .._tensor import Tensor, contiguous_format
 from ..autograd.function import ArrayFunction
 from ._util import write_out, register, _type_word, shape_str, result_np_dtype, cast, broadcast_shapes_or_raise
@@ -104,6 +105,17 @@ def _mH(t):
 
 # ====================================================================== the product kernels
 
+def _product(fn, *arrays, **kw):
+    """Run a numpy product kernel (np.matmul, np.dot, np.einsum, ...) with PyTorch's precision:
+    float16/bfloat16 products are summed in float32 and rounded once (numpy has no bfloat16 GEMM of
+    its own, and a float16 one would round every partial sum)."""
+    dt = arrays[0].dtype
+    acc = opmath_np(dt)
+    if acc != dt and all(a.dtype == dt for a in arrays if hasattr(a, "dtype")):  # (einsum's subscripts: lists)
+        return np.asarray(fn(*(a.astype(acc) if hasattr(a, "dtype") else a for a in arrays), **kw)).astype(dt)
+    return fn(*arrays, **kw)
+
+
 class Mm(ArrayFunction):
     """C = A @ B (matrices);   dA = dC @ B^H,   dB = A^H @ dC"""
     node_name = "MmBackward0"
@@ -111,7 +123,7 @@ class Mm(ArrayFunction):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.matmul(a, b)
+        return _product(np.matmul, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -138,7 +150,7 @@ class Mv(ArrayFunction):
     @staticmethod
     def forward(ctx, a, x):
         ctx.save_for_backward(a, x)
-        return np.matmul(a, x)
+        return _product(np.matmul, a, x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -154,7 +166,7 @@ class Dot(ArrayFunction):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.asarray(np.dot(a, b))
+        return np.asarray(_product(np.dot, a, b))
 
     @staticmethod
     def backward(ctx, grad):
@@ -228,7 +240,7 @@ class Addmm(ArrayFunction):
     def forward(ctx, x, m1, m2, beta, alpha):
         ctx.save_for_backward(m1, m2)
         ctx.beta, ctx.alpha = beta, alpha
-        prod = np.matmul(m1, m2)
+        prod = _product(np.matmul, m1, m2)
         if beta == 1 and alpha == 1 and type(prod) is np.ndarray and x.dtype == prod.dtype:
             prod += x  # the common case (nn.Linear): add the bias into the fresh product, no second array
             return prod
@@ -261,7 +273,7 @@ class Addmv(ArrayFunction):
     def forward(ctx, x, a, v, beta, alpha):
         ctx.save_for_backward(a, v)
         ctx.beta, ctx.alpha = beta, alpha
-        prod = np.matmul(a, v)
+        prod = _product(np.matmul, a, v)
         out = _beta_input(x, beta, prod.shape, prod.dtype) + (prod if alpha == 1 else prod * _scalar(alpha, prod.dtype))
         return out.astype(prod.dtype, copy=False)
 
@@ -282,7 +294,7 @@ class Baddbmm(ArrayFunction):
     def forward(ctx, x, b1, b2, beta, alpha):
         ctx.save_for_backward(b1, b2)
         ctx.beta, ctx.alpha = beta, alpha
-        prod = np.matmul(b1, b2)
+        prod = _product(np.matmul, b1, b2)
         out = _beta_input(x, beta, prod.shape, prod.dtype) + (prod if alpha == 1 else prod * _scalar(alpha, prod.dtype))
         return out.astype(prod.dtype, copy=False)
 
@@ -304,7 +316,7 @@ class Addbmm(ArrayFunction):
         ctx.save_for_backward(b1, b2)
         ctx.beta, ctx.alpha = beta, alpha
         # one contraction over the batch and the inner dim: a single BLAS call, no Python loop
-        prod = np.tensordot(b1, b2, axes=([0, 2], [0, 1])) if b1.shape[0] else np.zeros(
+        prod = _product(np.tensordot, b1, b2, axes=([0, 2], [0, 1])) if b1.shape[0] else np.zeros(
             (b1.shape[1], b2.shape[2]), dtype=b1.dtype)
         prod = prod.astype(b1.dtype, copy=False)
         out = _beta_input(x, beta, prod.shape, prod.dtype) + (prod if alpha == 1 else prod * _scalar(alpha, prod.dtype))
@@ -691,7 +703,7 @@ class Einsum(ArrayFunction):
         args = []
         for a, s in zip(arrays, subs):
             args += [a, list(s)]
-        r = np.einsum(*args, list(out_sub), optimize=len(arrays) > 1)
+        r = _product(np.einsum, *args, list(out_sub), optimize=len(arrays) > 1)
         return np.asarray(r, dtype=arrays[0].dtype)
 
     @staticmethod

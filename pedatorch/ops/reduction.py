@@ -26,6 +26,7 @@ from ._util import wrap_dim, wrap_dims, register, write_out, to_float, _type_wor
 from .elementwise import where, maximum, minimum, _ip
 from .sorting import (scatter_back, selecting_op, TakeAlong, Flip, Shift, sort, _result, _kernel_op,
                       _check_dim)
+from .._dtype import is_float_np, is_inexact_np, opmath_np
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
            "aminmax", "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod",
@@ -52,6 +53,19 @@ def _acc_dtype(x, dtype):
     return None
 
 
+def _accumulate(fn, x, np_dtype, **kw):
+    """Run a numpy reduction (np.sum, np.mean, np.prod, np.cumsum, ...) with PyTorch's precision:
+    cast to ``np_dtype`` first when given (``dtype=``, int64 for integers), and add float16/bfloat16
+    up in float32, rounding only the result (PyTorch's accumulate type: summing 5000 x 0.1 in
+    bfloat16 itself would stop growing at 32)."""
+    if np_dtype is not None and x.dtype != np_dtype:
+        x = x.astype(np_dtype)
+    acc = opmath_np(x.dtype)
+    if acc != x.dtype:
+        return np.asarray(fn(x, dtype=acc, **kw)).astype(x.dtype)
+    return np.asarray(fn(x, **kw))
+
+
 class Sum(ArrayFunction):
     """out = x summed over dims;  dx = grad expanded back over those dims"""
     node_name = "SumBackward1"
@@ -59,9 +73,7 @@ class Sum(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dims, keepdim, np_dtype):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        if np_dtype is not None and x.dtype != np_dtype:
-            x = x.astype(np_dtype)
-        return np.sum(x, axis=dims, keepdims=keepdim)
+        return _accumulate(np.sum, x, np_dtype, axis=dims, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -75,9 +87,7 @@ class SumAll(Sum):
     @staticmethod
     def forward(ctx, x, np_dtype):
         ctx.in_shape = x.shape
-        if np_dtype is not None and x.dtype != np_dtype:
-            x = x.astype(np_dtype)
-        return np.asarray(x.sum())
+        return _accumulate(np.sum, x, np_dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -117,14 +127,13 @@ class Mean(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dims, keepdim, np_dtype):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        if np_dtype is not None and x.dtype != np_dtype:
-            x = x.astype(np_dtype)
         n = 1
         for d in dims:
             n *= x.shape[d]
         ctx.n = n
-        return np.asarray(np.mean(x, axis=dims, keepdims=keepdim), dtype=x.dtype) if n else \
-            np.full(np.sum(x, axis=dims, keepdims=keepdim).shape, np.nan, dtype=x.dtype)
+        if n:
+            return _accumulate(np.mean, x, np_dtype, axis=dims, keepdims=keepdim)
+        return np.full(np.sum(x, axis=dims, keepdims=keepdim).shape, np.nan, dtype=np_dtype or x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -139,10 +148,9 @@ class MeanAll(Mean):
     def forward(ctx, x, np_dtype):
         ctx.in_shape = x.shape
         ctx.n = x.size
-        if np_dtype is not None and x.dtype != np_dtype:
-            x = x.astype(np_dtype)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.asarray(x.mean() if x.size else np.nan, dtype=x.dtype)
+        if x.size:
+            return _accumulate(np.mean, x, np_dtype)
+        return np.asarray(np.nan, dtype=np_dtype or x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -150,7 +158,7 @@ class MeanAll(Mean):
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    if dtype is None and input._data.dtype.kind not in "fc":
+    if dtype is None and not is_inexact_np(input._data.dtype):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
                            f"or complex dtype. Got: {_dtype_word(input.dtype)}")
     np_dtype = dtype.np if dtype is not None else None
@@ -253,7 +261,7 @@ def _check_not_complex(name, x):
 def _evenly_distribute(grad, x, value):
     """The gradient of a full max/min/median: split equally among the elements equal to the result."""
     v = value._data
-    mask = x.isnan() if v.dtype.kind in "fc" and np.isnan(v) else (x == value)
+    mask = x.isnan() if is_inexact_np(v.dtype) and np.isnan(v) else (x == value)
     return where(mask, grad / mask.sum(), 0.0)
 
 
@@ -278,7 +286,7 @@ class ProdAll(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, np_dtype):
-        out = np.asarray(np.prod(x, dtype=np_dtype))
+        out = _accumulate(np.prod, x, np_dtype)
         ctx.save_for_backward(x, out)
         return out
 
@@ -301,8 +309,7 @@ class ProdDim(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dim, keepdim, np_dtype):
-        out = np.prod(x, axis=dim if x.ndim else None, keepdims=keepdim and x.ndim > 0, dtype=np_dtype)
-        out = np.asarray(out)
+        out = _accumulate(np.prod, x, np_dtype, axis=dim if x.ndim else None, keepdims=keepdim and x.ndim > 0)
         ctx.save_for_backward(x, out)
         ctx.dim, ctx.keepdim = dim, keepdim
         return out
@@ -529,6 +536,8 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
 def _var_kernel(x, dims, correction, keepdim):
     """(variance, mean with keepdim): sum((x - mean)^2) / max(0, N - correction), in two passes."""
     n = _numel(x.shape, dims)
+    like = x
+    x = x.astype(opmath_np(x.dtype), copy=False)  # float16/bfloat16 in float32, as PyTorch
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.sum(x, axis=dims, keepdims=True) / n if n else np.full(
             np.sum(x, axis=dims, keepdims=True).shape, np.nan, dtype=x.dtype)
@@ -536,8 +545,8 @@ def _var_kernel(x, dims, correction, keepdim):
         d = x - mean
         sq = (d.real * d.real + d.imag * d.imag) if x.dtype.kind == "c" else d * d
         var = np.sum(sq, axis=dims, keepdims=keepdim) / _b.max(0, n - correction)
-    real = sq.dtype
-    return np.asarray(var).astype(real, copy=False), mean
+    real = like.real.dtype if like.dtype.kind == "c" else like.dtype
+    return np.asarray(var).astype(real, copy=False), mean.astype(like.dtype, copy=False)
 
 
 def _var_backward(grad, x, dims, correction, keepdim):
@@ -594,14 +603,14 @@ class VarMean(ArrayFunction):
         var, mean = _var_kernel(x, dims, correction, keepdim)
         ctx.save_for_backward(x)
         ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
+        ctx.set_materialize_grads(False)  # an unused output gets None, not zeros: 0 * inf would be NaN
         return var, (mean if keepdim else mean.reshape(var.shape))
 
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
         x, = ctx.saved_tensors
-        n = _numel(x.shape, ctx.dims)
-        g = _var_backward(grad_var, x, ctx.dims, ctx.correction, ctx.keepdim)
-        return g + _keep(grad_mean, ctx.dims, ctx.keepdim) / n, None, None, None
+        g_var = None if grad_var is None else _var_backward(grad_var, x, ctx.dims, ctx.correction, ctx.keepdim)
+        return _plus_mean_grad(g_var, grad_mean, x, ctx), None, None, None
 
 
 class StdMean(ArrayFunction):
@@ -614,14 +623,23 @@ class StdMean(ArrayFunction):
         std = np.asarray(np.sqrt(var))
         ctx.save_for_backward(x, std)
         ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
+        ctx.set_materialize_grads(False)  # an unused output gets None, not zeros: 0 * inf would be NaN
         return std, (mean if keepdim else mean.reshape(var.shape))
 
     @staticmethod
     def backward(ctx, grad_std, grad_mean):
         x, std = ctx.saved_tensors
-        n = _numel(x.shape, ctx.dims)
-        g = _var_backward(_std_to_var_grad(grad_std, std), x, ctx.dims, ctx.correction, ctx.keepdim)
-        return g + _keep(grad_mean, ctx.dims, ctx.keepdim) / n, None, None, None
+        g_std = None if grad_std is None else _var_backward(_std_to_var_grad(grad_std, std), x, ctx.dims,
+                                                            ctx.correction, ctx.keepdim)
+        return _plus_mean_grad(g_std, grad_mean, x, ctx), None, None, None
+
+
+def _plus_mean_grad(g, grad_mean, x, ctx):
+    """Add the mean's gradient (grad / N, expanded) to ``g``; either may be missing (None)."""
+    if grad_mean is None:
+        return g
+    g_mean = _keep(grad_mean, ctx.dims, ctx.keepdim) / _numel(x.shape, ctx.dims)
+    return g_mean.expand(x.shape) if g is None else g + g_mean
 
 
 def _var_args(name, input, dim, unbiased, keepdim, correction):
@@ -639,7 +657,7 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
         raise TypeError(f"{name}() received an invalid combination of arguments - got (correction=int, "
                         f"unbiased=bool), but expected either unbiased or correction")
     x = input._data
-    if x.dtype.kind not in "fc":
+    if not is_inexact_np(x.dtype):
         raise RuntimeError("std and var only support floating point and complex dtypes")
     if correction is None:
         correction = 0 if unbiased is False else 1
@@ -693,6 +711,8 @@ class VectorNorm(ArrayFunction):
     @staticmethod
     def forward(ctx, x, p, dims, keepdim):
         a = np.abs(x)
+        like = a
+        a = a.astype(opmath_np(a.dtype), copy=False)  # float16/bfloat16 add up in float32
         kw = dict(axis=dims, keepdims=keepdim)
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             if p == 0:
@@ -707,7 +727,7 @@ class VectorNorm(ArrayFunction):
                 out = np.sqrt(np.sum(a * a, **kw))
             else:
                 out = np.power(np.sum(np.power(a, p), **kw), 1.0 / p)
-        out = np.asarray(out).astype(a.dtype, copy=False)
+        out = np.asarray(out).astype(like.dtype, copy=False)
         ctx.save_for_backward(x, out)
         ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
         return out
@@ -737,7 +757,7 @@ class VectorNorm(ArrayFunction):
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """``linalg.vector_norm``: the ``ord``-norm of ``x`` flattened, or over ``dim``."""
     a = x._data
-    if a.dtype.kind not in "fc":
+    if not is_inexact_np(a.dtype):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_type_word(a.dtype)}")
     if dtype is not None and dtype != x.dtype:
@@ -816,7 +836,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 
 def _compute_dtype(x):
     """Half precision computes in float32 (as PyTorch's kernels accumulate)."""
-    return x.astype(np.float32) if x.dtype.kind == "f" and x.dtype.itemsize < 4 else x
+    return x.astype(np.float32) if is_float_np(x.dtype) and x.dtype.itemsize < 4 else x
 
 
 class Softmax(ArrayFunction):
@@ -873,7 +893,7 @@ def _softmax_like(name, cls, input, dim, dtype):
         input = input.to(dtype)
     x = input._data
     d = _one_dim(dim, x.ndim)
-    if x.dtype.kind not in "fc":
+    if not is_inexact_np(x.dtype):
         last = "lastdim_" if d == x.ndim - 1 or x.ndim == 0 else ""
         raise NotImplementedError(f"\"{name}_{last}kernel_impl\" not implemented for '{_type_word(x.dtype)}'")
     return cls.apply(input, d)
@@ -907,7 +927,7 @@ class Cumsum(ArrayFunction):
         ctx.dim = dim
         if x.ndim == 0:
             return x.astype(np_dtype) if np_dtype is not None else x.copy()
-        return np.cumsum(x, axis=dim, dtype=np_dtype)
+        return _accumulate(np.cumsum, x, np_dtype, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -963,7 +983,7 @@ class Cumprod(ArrayFunction):
         if x.ndim == 0:
             out = x.astype(np_dtype) if np_dtype is not None else x.copy()
         else:
-            out = np.cumprod(x, axis=dim, dtype=np_dtype)
+            out = _accumulate(np.cumprod, x, np_dtype, axis=dim)
         ctx.save_for_backward(x, out)
         return out
 
@@ -1007,7 +1027,7 @@ def _cum_extreme_kernel(greater):
     def kernel(x, dim):
         values = acc(x, axis=dim)
         hit = x == values
-        if x.dtype.kind in "fc":
+        if is_inexact_np(x.dtype):
             hit |= np.isnan(x)
         shape = [1] * x.ndim
         shape[dim] = -1
@@ -1096,8 +1116,8 @@ def count_nonzero(input, dim=None):
 def _median_all_kernel(x, ignore_nan):
     flat = np.sort(x.reshape(-1))  # NaN sorts last
     if flat.size == 0:
-        return np.asarray(np.nan, dtype=x.dtype if x.dtype.kind in "fc" else np.float32)
-    if x.dtype.kind in "fc":
+        return np.asarray(np.nan, dtype=x.dtype if is_inexact_np(x.dtype) else np.float32)
+    if is_inexact_np(x.dtype):
         nans = int(np.count_nonzero(np.isnan(flat)))
         if ignore_nan:
             return np.asarray(flat[_b.max((flat.size - nans - 1) // 2, 0)])
@@ -1138,7 +1158,7 @@ def _median_index(x, dim, ignore_nan):
     (``median``) or the median of the rest (``nanmedian``)."""
     order = np.argsort(x, axis=dim, kind="stable")
     n = x.shape[dim]
-    nans = np.isnan(x).sum(axis=dim, keepdims=True) if x.dtype.kind in "fc" else \
+    nans = np.isnan(x).sum(axis=dim, keepdims=True) if is_inexact_np(x.dtype) else \
         np.zeros(np.sum(x, axis=dim, keepdims=True).shape, np.int64)
     if ignore_nan:
         pos = np.maximum((n - nans - 1) // 2, 0)

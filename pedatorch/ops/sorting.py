@@ -23,6 +23,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, register, write_out, shape_str, _type_word
+from .._dtype import is_float_np, is_inexact_np
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
            "bucketize", "histc", "return_types"]
@@ -462,7 +463,7 @@ def _nan_last_count(seq, values, right):
     """
     s = seq[..., None, :]
     v = values[..., :, None]
-    if seq.dtype.kind in "fc" or values.dtype.kind in "fc":
+    if is_inexact_np(seq.dtype) or is_inexact_np(values.dtype):
         with np.errstate(invalid="ignore"):
             before = ((s <= v) | np.isnan(v)) if right else ((s < v) | (~np.isnan(s) & np.isnan(v)))
     else:
@@ -555,7 +556,7 @@ _Histc = _kernel_op("Histc", _histc_kernel)
 def histc(input, bins=100, min=0, max=0, *, out=None):
     """A histogram of ``bins`` equal-width bins over ``[min, max]`` (both 0: the data's range)."""
     x = input._data
-    if x.dtype.kind not in "f":
+    if not is_float_np(x.dtype):
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_type_word(x.dtype)}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")

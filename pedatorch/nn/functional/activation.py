@@ -21,6 +21,7 @@ from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...ops._util import _type_word
 from ...ops.elementwise import Relu, _ip, _erf, masked_grad
+from ..._dtype import is_float_np, is_inexact_np
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_",
            "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_", "hardsigmoid", "hardswish",
@@ -41,13 +42,13 @@ def _const(arr):
 
 
 def _float_only(x, kernel):
-    if x.dtype.kind not in "fc" and x.dtype.name != "bfloat16":
+    if not is_inexact_np(x.dtype) and x.dtype.name != "bfloat16":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_word(x.dtype)}'")
 
 
 def _wide(x):
     """Half precision computes in float32 (PyTorch's opmath), other floats in themselves."""
-    return x.astype(np.float32) if x.dtype.kind == "f" and x.dtype.itemsize < 4 else x
+    return x.astype(np.float32) if is_float_np(x.dtype) and x.dtype.itemsize < 4 else x
 
 
 def _back(out, like):
@@ -81,7 +82,7 @@ class Hardtanh(ArrayFunction):
         ctx.save_for_backward(x)
         ctx.lo, ctx.hi = lo, hi
         out = np.minimum(np.maximum(x, lo), hi)
-        return _back(out, x) if x.dtype.kind in "fc" else out.astype(x.dtype)
+        return _back(out, x) if is_inexact_np(x.dtype) else out.astype(x.dtype)
 
     @staticmethod
     def backward(ctx, grad):

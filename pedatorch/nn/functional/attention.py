@@ -25,6 +25,7 @@ from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...autograd.grad_mode import _state
 from .dropout import dropout
+from ..._dtype import is_float_np
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -125,7 +126,7 @@ def _tn(t):
 def _flash_ok(query, key, value, attn_mask, dropout_p, enable_gqa):
     if dropout_p > 0.0 or query.dim() != 4 or key.dim() != 4 or value.dim() != 4:
         return False
-    if query._data.dtype.kind != "f":
+    if not is_float_np(query._data.dtype):
         return False
     E = query.shape[-1]
     if key.shape[-1] != E or value.shape[-1] != E:

@@ -23,6 +23,7 @@ from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...autograd.grad_mode import _state
 from ...ops._util import promote, to_float, _type_word, shape_str, broadcast_shapes_or_raise, result_np_dtype
+from ..._dtype import is_float_np
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss",
@@ -127,7 +128,7 @@ def _not_implemented(kernel, dtype):
 
 
 def _is_float(dt):
-    return dt.kind == "f" or dt.name == "bfloat16"
+    return is_float_np(dt) or dt.name == "bfloat16"
 
 
 # ====================================================================== ops with C++ scalar arguments

@@ -25,6 +25,7 @@ from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...autograd.grad_mode import _state, no_grad
 from ...ops._util import shape_str
+from ..._dtype import opmath_np
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm",
            "normalize"]
@@ -33,6 +34,12 @@ __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm"
 def _acc(dt):
     """The accumulation dtype of the statistics (PyTorch's CPU acc_type: double for float)."""
     return np.float64 if dt in (np.float32, np.float64) else np.float32
+
+
+def _up(a):
+    """float16/bfloat16 arrays in float32: the normalizations compute in it and round the output once
+    (PyTorch's mixed-precision kernels; in half precision a wide row's variance underflows to 0)."""
+    return None if a is None else a.astype(opmath_np(a.dtype), copy=False)
 
 
 def _recomputed_stats(x, axes, eps):
@@ -80,6 +87,8 @@ class NativeBatchNorm(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, w, b, rm, rv, training, momentum, eps):
+        out_dtype = x.dtype
+        x_in, x, w, b = x, _up(x), _up(w), _up(b)
         C = x.shape[1]
         axes = (0,) + tuple(range(2, x.ndim))
         bshape = (1, C) + (1,) * (x.ndim - 2)
@@ -107,8 +116,8 @@ class NativeBatchNorm(ArrayFunction):
         out = x * alpha + beta
         ctx.training, ctx.eps, ctx.axes, ctx.bshape = training, eps, axes, bshape
         ctx.has_w = w is not None
-        ctx.save_for_backward(x, w, mean_b, rstd_b)
-        return out
+        ctx.save_for_backward(x_in, w, mean_b, rstd_b)
+        return out.astype(out_dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -243,6 +252,8 @@ class NativeLayerNorm(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, k, w, b, eps):
+        out_dtype = x.dtype
+        x_in, x, w, b = x, _up(x), _up(w), _up(b)
         axes = tuple(range(x.ndim - k, x.ndim))
         n = int(np.prod(x.shape[x.ndim - k:]))
         x2 = x.reshape(-1, n)                         # one row per normalized slice
@@ -257,8 +268,8 @@ class NativeLayerNorm(ArrayFunction):
         if b is not None:
             out += b
         ctx.axes, ctx.eps, ctx.lead = axes, eps, tuple(range(x.ndim - k))
-        ctx.save_for_backward(x, w, xhat, rstd)
-        return out
+        ctx.save_for_backward(x_in, w, xhat, rstd)
+        return out.astype(out_dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -364,6 +375,8 @@ class NativeGroupNorm(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, G, w, b, eps):
+        out_dtype = x.dtype
+        x_in, x, w, b = x, _up(x), _up(w), _up(b)
         N, C = x.shape[0], x.shape[1]
         xg = x.reshape(N, G, -1)
         mean = np.mean(xg, axis=2, keepdims=True)
@@ -377,8 +390,8 @@ class NativeGroupNorm(ArrayFunction):
             out += b.reshape(bshape)
         ctx.G, ctx.eps, ctx.bshape = G, eps, bshape
         ctx.axes = (0,) + tuple(range(2, x.ndim))
-        ctx.save_for_backward(x, w, xhat, rstd)
-        return out
+        ctx.save_for_backward(x_in, w, xhat, rstd)
+        return out.astype(out_dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):

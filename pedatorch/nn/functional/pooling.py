@@ -25,6 +25,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...ops._util import shape_str, _type_word
+from ..._dtype import is_float_np, is_inexact_np
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
@@ -104,7 +105,7 @@ def _prod(xs):
 
 
 def _lowest(dtype):
-    return -np.inf if dtype.kind == "f" else (np.iinfo(dtype).min if dtype.kind in "iu" else False)
+    return -np.inf if is_float_np(dtype) else (np.iinfo(dtype).min if dtype.kind in "iu" else False)
 
 
 # ====================================================================== max pooling kernels
@@ -113,8 +114,8 @@ def _max_pool(x, g, need_idx):
     """(max, flat index of the max) over every window of ``x`` (B, *sp); index None unless ``need_idx``."""
     xp = _pad(x, g, _lowest(x.dtype))
     head = (slice(None),)
-    finite = x.dtype.kind == "f" and np.isfinite(x).all()
-    if finite or not need_idx and x.dtype.kind != "f":
+    finite = is_float_np(x.dtype) and np.isfinite(x).all()
+    if finite or not need_idx and not is_float_np(x.dtype):
         # no nan/-inf: a running maximum, then the first offset that reaches it (padding never does)
         slices = [(off, xp[head + sl]) for off, sl in g.offsets()]
         out = slices[0][1].copy()
@@ -137,7 +138,7 @@ def _max_pool(x, g, need_idx):
     for off, sl in g.offsets():
         v = xp[head + sl]
         take = v > out
-        if x.dtype.kind == "f":
+        if is_float_np(x.dtype):
             take |= np.isnan(v)
         np.copyto(out, v, where=take)
         np.copyto(idx, np.broadcast_to(_offset_index(g, off), idx.shape), where=take)
@@ -177,7 +178,7 @@ def _adaptive_max(x, insp, outsp):
             out, idx = v.copy(), np.broadcast_to(fi, v.shape).copy()
             continue
         take = v > out
-        if x.dtype.kind == "f":
+        if is_float_np(x.dtype):
             take |= np.isnan(v)
         np.copyto(out, v, where=take)
         np.copyto(idx, np.broadcast_to(fi, idx.shape), where=take)
@@ -344,7 +345,7 @@ def _avg_pool(x, g, div):
     for _, sl in g.offsets():
         v = xp[(slice(None),) + sl]
         out = v.astype(x.dtype, copy=True) if out is None else np.add(out, v, out=out)
-    out = out / div if x.dtype.kind in "fc" else np.trunc(out / div)   # integers: C division
+    out = out / div if is_inexact_np(x.dtype) else np.trunc(out / div)   # integers: C division
     return out.astype(x.dtype, copy=False).reshape(lead + tuple(g.outsp))
 
 
@@ -377,7 +378,7 @@ def _avg_divisor(g, ceil_mode, count_include_pad, divisor_override, dtype):
         empty = empty | (cnt <= 0).reshape(shape)
     if empty.any():
         div = np.where(empty, np.inf, div)   # a window with no input element averages to 0
-    return div.astype(dtype) if np.dtype(dtype).kind == "f" else div
+    return div.astype(dtype) if is_float_np(np.dtype(dtype)) else div
 
 
 class _AdaptiveAvgPool(ArrayFunction):
@@ -762,7 +763,7 @@ def _adaptive_avg_nd(dims, input, output_size):
             raise RuntimeError(f"{fname}(): Expected input to have non-zero size for non-batch dimensions, but input "
                                f"has sizes {shape_str(input.shape)} with dimension {i} being empty")
     x = input._data
-    if x.dtype.kind not in "fc":
+    if not is_inexact_np(x.dtype):
         raise NotImplementedError(f"\"adaptive_avg_pool{dims}d\" not implemented for '{_type_word(x.dtype)}'")
     mats = tuple(_avg_matrix(n, m) for n, m in zip(input.shape[-dims:], o))
     return (AdaptiveAvgPool2d if dims == 2 else AdaptiveAvgPool3d).apply(input, mats)
@@ -792,7 +793,7 @@ def _adaptive_max_nd(dims, input, output_size, return_indices):
         neg = next(v for v in o if v < 0)
         raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: "
                            f"{shape_str(tuple(input.shape[:nd - dims]) + tuple(o))}")
-    if input._data.dtype.kind not in "fc":
+    if not is_inexact_np(input._data.dtype):
         raise NotImplementedError(f"\"{fname}\" not implemented for '{_type_word(input._data.dtype)}'")
     out, idx = (AdaptiveMaxPool2d if dims == 2 else AdaptiveMaxPool3d).apply(input, tuple(o))
     return (out, idx) if return_indices else out
@@ -909,7 +910,7 @@ def _max_unpool_nd(dims, input, indices, output_size):
             raise RuntimeError(f"{fname}_forward_out_cpu(): Expected input to have non-zero size for non-batch "
                                f"dimensions, but got {shape_str(input.shape)} with dimension {i} being empty.")
     osz = tuple(int(v) for v in output_size)
-    if input._data.dtype.kind not in "fc":
+    if not is_inexact_np(input._data.dtype):
         raise NotImplementedError(f"\"max_unpool{dims}d\" not implemented for '{_type_word(input._data.dtype)}'")
     idx = indices._data
     bad = (idx < 0) | (idx >= _prod(osz))
