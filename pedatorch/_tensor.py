@@ -21,6 +21,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._device import CPU, as_device, device_of, to_device_array
+from ._dtype import is_float_np
 
 __all__ = ["Tensor", "Size"]
 
@@ -373,6 +374,8 @@ class Tensor:
         return type(self._data) is np.ndarray
 
     is_meta = False
+    is_xpu = is_mps = is_mkldnn = is_vulkan = is_ipu = is_xla = is_mtia = is_maia = False
+    is_sparse_csr = False
     is_sparse = False
     is_quantized = False
     is_nested = False
@@ -466,7 +469,7 @@ class Tensor:
         return self._is_inference
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f" or self.dtype is D.bfloat16
+        return is_float_np(self._data.dtype) or self.dtype is D.bfloat16
 
     def is_complex(self):
         return self._data.dtype.kind == "c"
