@@ -1,7 +1,9 @@
-"""``nn.Parameter``: a leaf tensor that a Module registers as one of its parameters."""
+"""``nn.Parameter`` (a leaf tensor that a Module registers as one of its parameters), ``nn.Buffer``, and the
+placeholders of lazy modules (``UninitializedParameter``, ``UninitializedBuffer``)."""
 from .._tensor import Tensor
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin",
+           "is_lazy"]
 
 
 class Parameter(Tensor):
@@ -53,3 +55,89 @@ class Buffer(Tensor):
         b._init_from(data._data, False)
         b.persistent = persistent
         return b
+
+    def to(self, *args, **kwargs):
+        # as in PyTorch, casting or moving a buffer keeps it uninitialised (module.double() replaces each
+        # buffer by its converted self); a parameter's conversions are ordinary tensors, which
+        # Module._apply pours into the same parameter object
+        moved = super().to(*args, **kwargs)
+        if moved is self:
+            return self
+        return UninitializedBuffer(self.requires_grad, moved.device, moved.dtype, self.persistent)
+
+
+# ---------------------------------------------------------------------------- lazy modules
+class UninitializedTensorMixin:
+    """A parameter or buffer whose shape is not known yet (a lazy module learns it from its first input).
+
+    It holds an empty array that remembers the dtype and device to use; ``materialize(shape)`` gives it
+    memory of that shape and turns the very same object into a ``Parameter`` (or plain ``Tensor``), so
+    an optimizer created before the first forward keeps working.  PyTorch raises a ValueError for every
+    op on it; pedatorch guards ``shape`` (and the module-level code paths) only.
+    """
+    __slots__ = ()  # no new layout: ``__class__`` can be swapped for ``cls_to_become``
+
+    def materialize(self, shape, device=None, dtype=None):
+        device = self.device if device is None else device
+        dtype = self.dtype if dtype is None else dtype
+        from ..ops.creation import empty
+        self.data = empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+            "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+            "`forward` to initialize the parameters before accessing their attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+                           "initialize the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, protocol):
+        return (self.__class__, (self.requires_grad,))
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self.device, self.dtype)
+        return memo[id(self)]
+
+
+def is_lazy(param):
+    """Whether ``param`` is an ``UninitializedParameter`` or ``UninitializedBuffer``."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A ``Parameter`` whose shape is not known yet; becomes a ``Parameter`` when materialised."""
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from ..ops.creation import empty
+        return Parameter.__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape is not known yet; becomes a plain ``Tensor`` when materialised."""
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        from ..ops.creation import empty
+        b = Tensor.__new__(cls)
+        b._init_from(empty(0, device=device, dtype=dtype)._data, requires_grad)
+        b.persistent = persistent
+        return b
+
+    def to(self, *args, **kwargs):
+        # as in PyTorch, casting or moving a buffer keeps it uninitialised (module.double() replaces each
+        # buffer by its converted self); a parameter's conversions are ordinary tensors, which
+        # Module._apply pours into the same parameter object
+        moved = super().to(*args, **kwargs)
+        if moved is self:
+            return self
+        return UninitializedBuffer(self.requires_grad, moved.device, moved.dtype, self.persistent)

@@ -3,11 +3,12 @@ from ...ops.creation import empty
 from ..parameter import Parameter
 from .. import functional as F, init
 from .module import Module
+from .attention import MultiheadAttention  # PyTorch defines it in activation.py; pedatorch's lives in attention.py
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh",
            "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "Softplus", "Softsign", "Softshrink", "Hardshrink",
            "Tanhshrink", "Hardtanh", "Hardsigmoid", "Hardswish", "Threshold", "GLU", "LogSigmoid", "PReLU",
-           "RReLU"]
+           "RReLU", "MultiheadAttention"]
 
 
 def _inplace_repr(inplace):

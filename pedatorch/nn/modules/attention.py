@@ -1,5 +1,5 @@
 """``MultiheadAttention``: attention over ``num_heads`` subspaces of the embedding (PyTorch's
-``torch.nn.MultiheadAttention``, defined there in ``activation.py``).
+``torch.nn.MultiheadAttention``, defined there in ``activation.py``, which re-exports it here).
 
     head_i = softmax((q W_q^i)(k W_k^i)^T / sqrt(head_dim) + mask) (v W_v^i)
     out    = concat(head_1, ..., head_h) W_o^T + b_o
@@ -17,7 +17,7 @@ pedatorch always takes the general path, which computes the same values.
 from ..parameter import Parameter
 from ...ops.creation import empty
 from ..init import constant_, xavier_normal_, xavier_uniform_
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = ["MultiheadAttention"]
@@ -31,13 +31,6 @@ def _F():
 def _mask_helpers():
     from ..functional.attention import _canonical_mask, _none_or_dtype
     return _canonical_mask, _none_or_dtype
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """A ``Linear`` under another name (PyTorch uses the name to keep it out of dynamic quantization)."""
-
-    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
-        super().__init__(in_features, out_features, bias=bias, device=device, dtype=dtype)
 
 
 class MultiheadAttention(Module):

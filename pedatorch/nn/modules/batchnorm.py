@@ -1,12 +1,15 @@
-"""BatchNorm1d/2d/3d and InstanceNorm: running statistics as buffers, momentum=None as a cumulative mean."""
+"""BatchNorm1d/2d/3d and their lazy forms: running statistics as buffers, momentum=None as a cumulative mean.
+
+``_NormBase`` (parameters, buffers, repr, loading) is shared with the instance norms (``instancenorm.py``)."""
 from ... import _dtype as D
 from ...ops.creation import empty, zeros, ones, tensor
 from ...autograd.grad_mode import no_grad
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter, UninitializedBuffer
 from .. import functional as F, init
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"]
 
 
 class _NormBase(Module):
@@ -109,32 +112,51 @@ class BatchNorm3d(_BatchNorm):
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
-class _InstanceNorm(_NormBase):
-    _n = 2
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """``num_features`` from ``input.shape[1]`` of the first input (see ``lazy.py``)."""
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
-                 dtype=None, bias=True):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias)
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None,
+                 *, bias=True):
+        # built with 0 features and no affine or running statistics: the placeholders take their places
+        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype, bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = tensor(0, dtype=D.int64, device=device)
 
-    def forward(self, input):
-        if input.dim() not in (self._n + 1, self._n + 2):
-            raise ValueError(f"expected {self._n + 1}D or {self._n + 2}D input (got {input.dim()}D input)")
-        unbatched = input.dim() == self._n + 1
-        if unbatched:
-            input = input.unsqueeze(0)
-        out = F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                              self.training or not self.track_running_stats, self.momentum if self.momentum
-                              is not None else 0.1, self.eps)
-        return out.squeeze(0) if unbatched else out
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                if self.bias is not None:
+                    self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
 
 
-class InstanceNorm1d(_InstanceNorm):
-    _n = 1
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm1d
+    _check_input_dim = BatchNorm1d._check_input_dim
 
 
-class InstanceNorm2d(_InstanceNorm):
-    _n = 2
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim
 
 
-class InstanceNorm3d(_InstanceNorm):
-    _n = 3
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm3d
+    _check_input_dim = BatchNorm3d._check_input_dim

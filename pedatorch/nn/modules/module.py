@@ -14,7 +14,7 @@ from collections import OrderedDict, namedtuple
 
 from ..._tensor import Tensor
 from ...utils.hooks import RemovableHandle, _HookDict
-from ..parameter import Parameter, Buffer
+from ..parameter import Parameter, Buffer, UninitializedBuffer, is_lazy
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_hook"]
@@ -240,11 +240,11 @@ class Module:
                 modules[name] = value
             else:
                 buffers = d.get("_buffers")
-                if isinstance(value, Buffer) or (buffers is not None and name in buffers):
+                if isinstance(value, (Buffer, UninitializedBuffer)) or (buffers is not None and name in buffers):
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
                                         "(torch.Tensor or None expected)")
-                    if isinstance(value, Buffer):
+                    if isinstance(value, (Buffer, UninitializedBuffer)):
                         persistent = value.persistent
                     else:
                         persistent = name not in self._non_persistent_buffers_set
@@ -480,7 +480,9 @@ class Module:
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                                   f"object from checkpoint but received {type(value)}")
                 continue
-            if tuple(value.shape) != tuple(param.shape):
+            # an uninitialised (lazy) parameter has no shape to compare; its module's load hook has
+            # materialised it already when the checkpoint has a real tensor for it
+            if not is_lazy(param) and tuple(value.shape) != tuple(param.shape):
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
                                   f"checkpoint, the shape in current model is {param.shape}.")
                 continue
@@ -592,7 +594,8 @@ class Module:
                 self._backward_pre_hooks or _global_forward_pre_hooks or _global_forward_hooks or
                 _global_backward_hooks):
             return self.forward(*args, **kwargs)
-        for hook_id, hook in itertools.chain(_global_forward_pre_hooks.items(), self._forward_pre_hooks.items()):
+        # a snapshot of the hooks: a hook may remove itself (a lazy module's does, on its first call)
+        for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
                 if result is not None:
@@ -610,7 +613,7 @@ class Module:
                                list(self._backward_pre_hooks.values()))
             args = bw.setup_input_hook(args)
         result = self.forward(*args, **kwargs)
-        for hook_id, hook in itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()):
+        for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
             if hook_id in self._forward_hooks_with_kwargs:
                 out = hook(self, args, kwargs, result)
             else:
