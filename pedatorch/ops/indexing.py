@@ -36,7 +36,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, register, write_out, shape_str, _type_word, broadcast_shapes_or_raise
-from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed
+from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed, _view_strides
 from .._dtype import is_float_np
 
 __all__ = ["index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
@@ -258,6 +258,69 @@ def _advanced_key(t, adv):
 
 # ====================================================================== the advanced-indexing ops
 
+def _iterator_layout(shape, operand_strides):
+    """The dim order (fastest first) PyTorch's TensorIterator gives a new output of ``shape``, from the
+    element strides its inputs have over that shape (0 where broadcast): an insertion sort in which the
+    first input with two nonzero, different strides decides, and equal strides put the smaller dim first."""
+    ndim = len(shape)
+
+    def should_swap(d0, d1):
+        for strides in operand_strides:
+            s0, s1 = strides[d0], strides[d1]
+            if s0 == 0 or s1 == 0:
+                continue   # broadcast in one of them: the next input decides
+            if s0 != s1:
+                return 1 if s0 > s1 else -1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
+def _index_kernel(x, key):
+    """``x[key]`` laid out in memory as PyTorch's index kernel lays it out.
+
+    numpy's fancy-indexing result can have Fortran-like strides (``x[:, idx]``); PyTorch's follows its
+    TensorIterator over the source restrided to the result's shape (stride 0 on the indexed dims; the
+    indexed dims moved to the front when they are not adjacent) and the index tensors."""
+    out = x[key]
+    if out.ndim <= 1:
+        return np.ascontiguousarray(out)
+    positions = [p for p, k in enumerate(key) if not isinstance(k, slice)]
+    arrays = [key[p] for p in positions]
+    bshape = np.broadcast_shapes(*(a.shape for a in arrays))
+    item = x.itemsize
+    src_strides = [st // item for st in x.strides]
+    adjacent = positions == list(range(positions[0], positions[-1] + 1))
+    rest = [d for d in range(x.ndim) if d not in positions]
+    before = [d for d in rest if d < positions[0]] if adjacent else []
+    after = [d for d in rest if d not in before]
+    k, n_after = len(bshape), len(after)
+    ops = [[src_strides[d] for d in before] + [0] * k + [src_strides[d] for d in after]]
+    view_shape = (1,) * len(before) + bshape + (1,) * n_after
+    for a in arrays:  # each index expanded to bshape, then viewed with the result's leading/trailing 1s
+        expanded = [st // a.itemsize for st in np.broadcast_to(a, bshape).strides]
+        strides = _view_strides(bshape, expanded, view_shape, 1)
+        # broadcast over the result: stride 0 (TensorIterator's compute_strides)
+        ops.append([0 if n == 1 and m != 1 else st for n, m, st in zip(view_shape, out.shape, strides)])
+    perm = _iterator_layout(out.shape, ops)
+    order = perm[::-1]                               # slowest first: allocate in that order, then view back
+    result = np.empty([out.shape[d] for d in order], dtype=out.dtype).transpose(np.argsort(order))
+    result[...] = out
+    return result
+
+
 class Index(ArrayFunction):
     """out = x[indices] (advanced indexing: a copy);  dx = zeros with grad added at the indices (repeats sum)"""
     node_name = "IndexBackward0"
@@ -265,7 +328,7 @@ class Index(ArrayFunction):
     @staticmethod
     def forward(ctx, x, key):
         ctx.in_shape, ctx.key = x.shape, key
-        return x[key]
+        return _index_kernel(x, key)
 
     @staticmethod
     def backward(ctx, grad):
@@ -712,7 +775,7 @@ class Gather(ArrayFunction):
     def forward(ctx, x, dim, index):
         ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
         idx = _nd(index)
-        return _nd(x)[_along(idx.shape, dim, idx)].reshape(index.shape)
+        return np.ascontiguousarray(_nd(x)[_along(idx.shape, dim, idx)].reshape(index.shape))
 
     @staticmethod
     def backward(ctx, grad):
