@@ -312,6 +312,8 @@ def _index_kernel(x, key):
     for a in arrays:  # each index expanded to bshape, then viewed with the result's leading/trailing 1s
         expanded = [st // a.itemsize for st in np.broadcast_to(a, bshape).strides]
         strides = _view_strides(bshape, expanded, view_shape, 1)
+        if strides is None:  # not viewable: reshape copies, contiguously
+            strides = [st // 8 for st in np.empty(view_shape, np.int64).strides]
         # broadcast over the result: stride 0 (TensorIterator's compute_strides)
         ops.append([0 if n == 1 and m != 1 else st for n, m, st in zip(view_shape, out.shape, strides)])
     perm = _iterator_layout(out.shape, ops)
