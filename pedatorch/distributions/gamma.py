@@ -1,0 +1,246 @@
+"""The gamma distribution, its sampler, and the implicit reparameterisation gradient of its samples."""
+import numpy as np
+
+import pedatorch as torch
+from pedatorch.autograd import Function
+from pedatorch.ops.special import _digamma
+from . import constraints
+from .exp_family import ExponentialFamily
+from .utils import _is_number, _xlogy, broadcast_all
+
+__all__ = ["Gamma"]
+
+
+# ====================================================================== sampling Gamma(alpha, 1)
+
+def _sample_standard_gamma(alpha):
+    """Draws x ~ Gamma(alpha, 1) for every entry of the float64 array ``alpha`` (Marsaglia & Tsang, 2000).
+
+    For alpha >= 1, with d = alpha - 1/3 and c = 1 / sqrt(9 d): draw z ~ N(0, 1), u ~ U(0, 1),
+    v = (1 + c z)^3, and accept x = d v when v > 0 and log u < z^2 / 2 + d (1 - v + log v)
+    (the cheap test u < 1 - 0.0331 z^4 accepts most draws first).  Rejected entries are drawn again.
+    For alpha < 1: x = Gamma(alpha + 1) * u^(1/alpha) ("boosting").
+
+    The uniforms and normals come from pedatorch's generator, so ``manual_seed`` makes this
+    reproducible (the numbers differ from PyTorch's, which draws one entry at a time).
+    """
+    alpha = np.asarray(alpha, np.float64).reshape(-1)
+    out = np.full(alpha.shape, np.nan)
+    valid = alpha > 0                                     # NaN / non-positive alpha gives NaN
+    boost = np.ones_like(alpha)
+    small = valid & (alpha < 1)
+    if small.any():
+        u = 1 - torch.rand(int(small.sum()), dtype=torch.float64)._data     # in (0, 1]
+        boost[small] = u ** (1 / alpha[small])
+    a = np.where(small, alpha + 1, alpha)
+    d = a - 1 / 3
+    c = 1 / np.sqrt(9 * np.where(valid, d, 1))
+    pending = np.flatnonzero(valid)
+    while pending.size:
+        z = torch.randn(pending.size, dtype=torch.float64)._data
+        u = 1 - torch.rand(pending.size, dtype=torch.float64)._data
+        v = (1 + c[pending] * z) ** 3
+        with np.errstate(invalid="ignore", divide="ignore"):
+            accept = (v > 0) & ((u < 1 - 0.0331 * z ** 4) |
+                                (np.log(u) < 0.5 * z ** 2 + d[pending] * (1 - v + np.log(v))))
+        out[pending[accept]] = d[pending[accept]] * v[accept]
+        pending = pending[~accept]
+    return out * boost
+
+
+# ====================================================================== d sample / d alpha
+
+_SERIES_MAX_ALPHA = 1e4   # above this, the series needs too many terms; Wilson-Hilferty is accurate there
+
+
+def _standard_gamma_grad(alpha, x):
+    """The implicit reparameterisation gradient dx/dalpha of a sample x ~ Gamma(alpha, 1) (float64 arrays).
+
+    x is a fixed quantile: F(x; alpha) = u stays constant as alpha moves, so
+        dx/dalpha = -(dF/dalpha) / (dF/dx) = -(dP(alpha, x)/dalpha) / p(x; alpha),
+    where P is the regularised lower incomplete gamma function (the CDF) and p the density.
+    From the series P(a, x) = x^a e^-x sum_n x^n / Gamma(a + n + 1):
+        dx/da = -x sum_n r_n (log x - digamma(a + n + 1)),   r_0 = 1/a,  r_{n+1} = r_n x / (a + n + 1)
+    (the density's factors cancel against the series' terms, leaving the ratios r_n).
+
+    For alpha > 1e4 it uses the Wilson-Hilferty approximation x = alpha (1 - 1/(9 alpha) + z / sqrt(9 alpha))^3
+    with z held fixed (relative error below 1e-5 there).
+    """
+    alpha, x = np.broadcast_arrays(np.asarray(alpha, np.float64), np.asarray(x, np.float64))
+    grad = np.empty(alpha.shape)
+    big = alpha > _SERIES_MAX_ALPHA
+    grad[big] = _wilson_hilferty_grad(alpha[big], x[big])
+    grad[~big] = _series_grad(alpha[~big], x[~big])
+    return grad
+
+
+def _series_grad(a, x):
+    if a.size == 0:
+        return a.copy()
+    r = 1 / a
+    psi = _digamma(a + 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_x = np.log(x)
+        total = r * (log_x - psi)
+        # the terms grow until n ~ x, then shrink fast: run past the largest x, until every term is negligible
+        n_min = np.max(x[np.isfinite(x)], initial=0.0)
+        n = 0
+        while True:
+            # next term: r_{n+1} = r_n x / (a + n + 1),  digamma(a + n + 2) = digamma(a + n + 1) + 1 / (a + n + 1)
+            r = r * x / (a + n + 1)
+            psi = psi + 1 / (a + n + 1)
+            term = r * (log_x - psi)
+            total = total + term
+            n += 1
+            # (a NaN term compares False: a NaN entry cannot keep the loop running)
+            if n > n_min and not np.any(np.abs(term) > 1e-16 * np.abs(total)):
+                break
+    return -x * total
+
+
+def _wilson_hilferty_grad(a, x):
+    """dx/da with x = a (1 - 1/(9a) + z / sqrt(9a))^3 and z (the normal quantile) held fixed."""
+    s = np.cbrt(x / a)                      # s = 1 - 1/(9a) + z / sqrt(9a)
+    z = (s - 1 + 1 / (9 * a)) * np.sqrt(9 * a)
+    ds_da = 1 / (9 * a * a) - z / (6 * a ** 1.5)
+    return s ** 3 + 3 * a * s ** 2 * ds_da
+
+
+class _StandardGamma(Function):
+    """x ~ Gamma(alpha, 1) with the implicit reparameterisation gradient (Figurnov et al., 2018):
+    forward samples, backward returns grad * dx/dalpha (see ``_standard_gamma_grad``)."""
+    node_name = "StandardGammaBackward0"
+
+    @staticmethod
+    def forward(ctx, concentration):
+        arr = concentration.detach().cpu()._data
+        x = _sample_standard_gamma(arr).reshape(arr.shape)
+        tiny = np.finfo(arr.dtype).tiny
+        x = np.maximum(x.astype(arr.dtype), tiny)      # as PyTorch: never exactly 0 (log x stays finite)
+        sample = torch.tensor(x, device=concentration.device)
+        ctx.save_for_backward(concentration, sample)
+        return sample
+
+    @staticmethod
+    def backward(ctx, grad):
+        concentration, sample = ctx.saved_tensors
+        dx_dalpha = _standard_gamma_grad(concentration.detach().cpu()._data, sample.detach().cpu()._data)
+        return grad * torch.tensor(dx_dalpha, dtype=grad.dtype, device=grad.device)
+
+
+def _standard_gamma(concentration):
+    """A Gamma(concentration, 1) sample of the same shape, differentiable w.r.t. ``concentration``."""
+    return _StandardGamma.apply(concentration)
+
+
+# ====================================================================== the CDF
+
+class _RegularizedGammaP(Function):
+    """P(a, x) = gamma(a, x) / Gamma(a), the CDF of Gamma(a, 1) at x (``torch.special.gammainc``).
+
+    dP/dx = x^(a-1) e^-x / Gamma(a) (the density); as in PyTorch there is no derivative w.r.t. a.
+    (Needed here because ``pedatorch.igamma`` records no gradient at all.)
+    """
+    node_name = "IgammaBackward0"
+
+    @staticmethod
+    def forward(ctx, a, x):
+        ctx.save_for_backward(a, x)
+        return torch.igamma(a, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, x = ctx.saved_tensors
+        if ctx.needs_input_grad[0]:
+            raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
+        density = torch.exp((a - 1) * torch.log(x) - x - torch.lgamma(a))
+        return None, grad * density
+
+
+# ====================================================================== the distribution
+
+class Gamma(ExponentialFamily):
+    r"""A gamma distribution with shape ``concentration`` (alpha) and ``rate`` (beta, = 1 / scale).
+
+        log p(x) = alpha log beta + (alpha - 1) log x - beta x - log Gamma(alpha)
+        mean = alpha / beta,  variance = alpha / beta^2,  mode = max((alpha - 1) / beta, 0)
+        H = alpha - log beta + log Gamma(alpha) + (1 - alpha) digamma(alpha)
+        cdf(x) = P(alpha, beta x)    (regularised lower incomplete gamma)
+
+    ``rsample`` draws x ~ Gamma(alpha, 1) and returns x / beta.  The gradient w.r.t. alpha is the implicit
+    reparameterisation gradient dx/dalpha = -(dF/dalpha) / p(x), computed here from the series of the
+    incomplete gamma function: exact to ~1e-13 where PyTorch's ``_standard_gamma_grad`` uses approximations
+    good to ~1e-4, so gradients agree with PyTorch's to about that relative accuracy.  The samples
+    themselves (Marsaglia-Tsang) differ from PyTorch's for the same seed.
+
+    Example::
+
+        >>> m = Gamma(torch.tensor([1.0]), torch.tensor([1.0]))
+        >>> m.sample()  # Gamma distributed with concentration=1 and rate=1
+        tensor([ 0.1046])
+
+    Args:
+        concentration (float or Tensor): shape parameter of the distribution (often referred to as alpha)
+        rate (float or Tensor): rate parameter of the distribution (often referred to as beta), rate = 1 / scale
+    """
+    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+    _mean_carrier_measure = 0
+
+    def __init__(self, concentration, rate, validate_args=None):
+        self.concentration, self.rate = broadcast_all(concentration, rate)
+        batch_shape = torch.Size() if _is_number(concentration) and _is_number(rate) else self.concentration.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Gamma, _instance)
+        batch_shape = torch.Size(batch_shape)
+        new.concentration = self.concentration.expand(batch_shape)
+        new.rate = self.rate.expand(batch_shape)
+        super(Gamma, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return self.concentration / self.rate
+
+    @property
+    def mode(self):
+        return ((self.concentration - 1) / self.rate).clamp(min=0)
+
+    @property
+    def variance(self):
+        return self.concentration / self.rate.pow(2)
+
+    def rsample(self, sample_shape=torch.Size()):
+        shape = self._extended_shape(sample_shape)
+        value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        # keep samples > 0 after the division too; on the detached data, so nothing is recorded
+        value.detach().clamp_(min=torch.finfo(value.dtype).tiny)
+        return value
+
+    def log_prob(self, value):
+        value = torch.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
+        if self._validate_args:
+            self._validate_sample(value)
+        return (_xlogy(self.concentration, self.rate) + _xlogy(self.concentration - 1, value)
+                - self.rate * value - torch.lgamma(self.concentration))
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return _RegularizedGammaP.apply(self.concentration, self.rate * value)
+
+    def entropy(self):
+        return (self.concentration - torch.log(self.rate) + torch.lgamma(self.concentration)
+                + (1.0 - self.concentration) * torch.digamma(self.concentration))
+
+    # exponential-family form: theta = (alpha - 1, -beta), F = log Gamma(theta1 + 1) + (theta1 + 1) log(-1 / theta2)
+    @property
+    def _natural_params(self):
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x, y):
+        return torch.lgamma(x + 1) + (x + 1) * torch.log(-y.reciprocal())
