@@ -31,8 +31,10 @@ def promote(a, b):
             if a.dtype.kind in "fc":
                 return a, b
         elif tb is int:
-            if a.dtype.kind in "iufc":
+            if a.dtype.kind in "fc":
                 return a, b
+            if a.dtype.kind in "iu":
+                return a, wrap_int(b, a.dtype)
     elif tb is np.ndarray and ta is float and b.dtype.kind in "fc":
         return a, b
     dt = D.result_type_of(a, b).np
@@ -53,7 +55,34 @@ def cast(x, np_dtype):
         return bool(x)
     if np_dtype.kind in "iu" and isinstance(x, float):
         return np_dtype.type(x)
+    if np_dtype.kind in "iu" and isinstance(x, int):
+        return wrap_int(x, np_dtype)
     return x
+
+
+def wrap_int(value, np_dtype):
+    """A Python int in an integer dtype's range, wrapped modulo 2**bits as PyTorch converts it
+    (``uint8_tensor * -1`` multiplies by 255; numpy would raise OverflowError instead)."""
+    info = np.iinfo(np_dtype)
+    if info.min <= value <= info.max:
+        return value
+    bits = np_dtype.itemsize * 8
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if info.min < 0 and value > info.max else value
+
+
+def checked_int(value, np_dtype, c_name=True):
+    """A Python int for an integer dtype, or PyTorch's RuntimeError when it does not fit (the ops
+    that check their scalar arguments: setitem, clamp, where, ``alpha=``, ``tensor(..., dtype=)``;
+    ``tensor()`` names the dtype, the others its C type)."""
+    if np_dtype.kind in "iu" and isinstance(value, int) and not isinstance(value, bool):
+        info = np.iinfo(np_dtype)
+        if not info.min <= value <= info.max:
+            name = np_dtype.name
+            if c_name:
+                name = "int" if name == "int32" else name + "_t"
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return value
 
 
 def to_float(x):

@@ -14,8 +14,9 @@ import numpy as np
 from .. import _dtype as D
 from .._device import as_device, to_device_array, CPU
 from .._tensor import Tensor, Size, preserve_format
-from ._util import write_out, register
+from ._util import write_out, register, cast, checked_int
 from ..autograd.grad_mode import _state
+from .._dtype import is_float_np, is_inexact_np
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace", "logspace",
@@ -109,11 +110,18 @@ def _to_array(data, dtype):
         arr = np.array(data)
     except ValueError as e:
         raise ValueError(str(e)) from None
+    if arr.dtype.kind in "US":  # strings: PyTorch reads a leading str as one more (endless) dimension
+        if isinstance(_first(data), str):
+            raise ValueError("too many dimensions 'str'")
+        raise TypeError("new(): invalid data type 'str'")
     if arr.dtype == object:
         raise TypeError(f"Could not infer dtype of {type(_first(data)).__name__}")
     if dtype is not None:
+        if arr.dtype.kind in "iu" and arr.size and dtype.np.kind in "iu":  # Python ints must fit
+            checked_int(int(arr.min()), dtype.np, c_name=False)
+            checked_int(int(arr.max()), dtype.np, c_name=False)
         return arr.astype(dtype.np, copy=False)
-    if has_tensor and arr.dtype.kind in "fc":
+    if has_tensor and is_inexact_np(arr.dtype):
         return arr
     if isinstance(_first(data), np.generic):
         # numpy scalars keep their dtype, Python numbers count as PyTorch's defaults, all promoted
@@ -250,7 +258,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     np_dt = dtype.np if dtype is not None else _fill_dtype(fill_value)
-    return _finish(np.full(_size_arg((size,), "full"), fill_value, np_dt), device, requires_grad, out)
+    return _finish(np.full(_size_arg((size,), "full"), cast(fill_value, np_dt), np_dt), device, requires_grad, out)
 
 
 def _like(input, dtype, device):
@@ -283,7 +291,9 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=preserve_format):
     np_dt, dev = _like(input, dtype, device)
-    return _finish(np.full(input._data.shape, fill_value, np_dt), dev, requires_grad)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _finish(np.full(input._data.shape, cast(fill_value, np_dt), np_dt), dev, requires_grad)
 
 
 def _num(x):
@@ -336,7 +346,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         np_dt = D._default_complex().np if is_complex else D.get_default_dtype().np
     else:
         np_dt = dtype.np
-    work = np_dt if np_dt.kind in "fc" else np.dtype(np.float64)
+    work = np_dt if is_inexact_np(np_dt) else np.dtype(np.float64)
     if steps == 0:
         arr = np.zeros(0, np_dt)
     elif steps == 1:
@@ -349,14 +359,14 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         lo = s + step * idx[:half].astype(work)
         hi = e - step * (steps - 1 - idx[half:]).astype(work)
         arr = np.concatenate([lo, hi]).astype(work)
-        arr = arr.astype(np_dt) if np_dt.kind in "fc" else np.trunc(arr).astype(np_dt)
+        arr = arr.astype(np_dt) if is_inexact_np(np_dt) else np.trunc(arr).astype(np_dt)
     return _finish(arr, device, requires_grad, out)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
     np_dt = (dtype or D.get_default_dtype()).np
-    work = np_dt if np_dt.kind == "f" else np.dtype(np.float64)
+    work = np_dt if is_float_np(np_dt) else np.dtype(np.float64)
     lin = linspace(start, end, steps, dtype=D.from_numpy_dtype(work))._data
     arr = np.power(work.type(base), lin).astype(np_dt)
     return _finish(arr, device, requires_grad, out)

@@ -14,7 +14,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
-from ._util import promote, to_float, write_out, register, is_number, _type_word
+from ._util import promote, to_float, write_out, register, is_number, _type_word, checked_int, result_np_dtype
 from .._dtype import is_float_np
 
 __all__ = []  # filled by _export
@@ -1049,6 +1049,8 @@ def _check_scalar_alpha(alpha, a, b):
             if isinstance(t, Tensor) and t._data.dtype.kind in "iub":
                 raise RuntimeError("For integral input tensors, argument alpha must not be a floating point "
                                    "number.")
+    if isinstance(alpha, int):
+        checked_int(alpha, result_np_dtype(a, b))
 
 
 def add(input, other, *, alpha=1, out=None):
@@ -1287,6 +1289,8 @@ def clamp(input, min=None, max=None, *, out=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         r = ClampTensor.apply(input, min, max)
     else:
+        for bound in (min, max):
+            checked_int(bound, input._data.dtype)
         r = Clamp.apply(input, min, max)
     return r if out is None else write_out(out, r)
 
@@ -1320,6 +1324,8 @@ def where(condition, input=None, other=None, *, out=None):
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         from .creation import tensor
         input = tensor(input)
+    for v in (input, other):
+        checked_int(v, result_np_dtype(input, other))
     r = Where.apply(condition, input, other)
     return r if out is None else write_out(out, r)
 

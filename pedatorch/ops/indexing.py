@@ -35,7 +35,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
-from ._util import wrap_dim, register, write_out, shape_str, _type_word, broadcast_shapes_or_raise
+from ._util import wrap_dim, register, write_out, shape_str, _type_word, broadcast_shapes_or_raise, checked_int
 from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed, _view_strides
 from .._dtype import is_float_np
 
@@ -429,6 +429,7 @@ def _value_to_tensor(self, value):
         dt = self._data.dtype
         if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real) and dt.kind != "c":
             raise RuntimeError(f"value cannot be converted to type {_c10_type_name(dt)} without overflow")
+        checked_int(value, dt)
         with np.errstate(invalid="ignore", over="ignore"):
             return Tensor._make(np.array(value).astype(dt))
     raise TypeError(f"can't assign a {_type_name(value)} to a {self.type()}")

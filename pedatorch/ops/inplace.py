@@ -3,7 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
-from ._util import register
+from ._util import register, cast
 
 
 class Fill(ArrayFunction):
@@ -14,7 +14,7 @@ class Fill(ArrayFunction):
     @staticmethod
     def forward(ctx, x, value):
         out = np.empty_like(x)
-        out[...] = value
+        out[...] = value if hasattr(value, "dtype") else cast(value, x.dtype)  # ints wrap, as in PyTorch
         return out
 
     @staticmethod
