@@ -41,6 +41,20 @@ def promote(a, b):
     return cast(a, dt), cast(b, dt)
 
 
+def promote_to_float(a, b):
+    """``promote`` for float-valued binary ops (atan2, logaddexp, copysign, igamma, ...): the common
+    dtype first, then the default float if it is integral (int with float16 is float16; casting each
+    operand to float first would give float32)."""
+    a, b = promote(a, b)
+    for x in (a, b):
+        if hasattr(x, "dtype") and not isinstance(x, np.generic):
+            if is_inexact_np(x.dtype):
+                return a, b
+            dt = D.get_default_dtype().np
+            return cast(a, dt), cast(b, dt)
+    return a, b
+
+
 def result_np_dtype(*operands):
     return D.result_type_of(*operands).np
 
@@ -57,6 +71,8 @@ def cast(x, np_dtype):
         return np_dtype.type(x)
     if np_dtype.kind in "iu" and isinstance(x, int):
         return wrap_int(x, np_dtype)
+    if np_dtype.kind == "V":  # bfloat16: numpy treats Python numbers as weak only for its own dtypes
+        return np_dtype.type(x)
     return x
 
 

@@ -14,7 +14,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
-from ._util import promote, to_float, write_out, register, is_number, _type_word, checked_int, result_np_dtype
+from ._util import promote, to_float, write_out, register, is_number, _type_word, checked_int, result_np_dtype, promote_to_float
 from .._dtype import is_float_np
 
 __all__ = []  # filled by _export
@@ -324,7 +324,7 @@ class Atan2(ArrayFunction):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        a, b = promote(to_float(a) if hasattr(a, "dtype") else a, to_float(b) if hasattr(b, "dtype") else b)
+        a, b = promote_to_float(a, b)
         return np.arctan2(a, b)
 
     @staticmethod
@@ -425,7 +425,7 @@ class LogAddExp(ArrayFunction):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        a, b = promote(to_float(a), to_float(b))
+        a, b = promote_to_float(a, b)
         return np.logaddexp(a, b)
 
     @staticmethod
@@ -435,24 +435,36 @@ class LogAddExp(ArrayFunction):
 
 
 class XLogY(ArrayFunction):
-    """out = x * log(y) (0 where x == 0);  dx = grad * log(y),  dy = grad * x / y"""
+    """out = x * log(y) (0 where x == 0);  dx = grad * log(y) (0 where x == 0 and y <= 0),  dy = grad * x / y"""
     node_name = "XlogyBackward0"
 
     @staticmethod
     def forward(ctx, x, y):
+        x, y = promote_to_float(x, y)
+        dt = (x if hasattr(x, "dtype") else y).dtype
+        x, y = np.asarray(x, dtype=dt), np.asarray(y, dtype=dt)  # a Python number becomes a constant array
         ctx.save_for_backward(x, y)
-        x, y = promote(x, y)
-        x, y = to_float(np.asarray(x)), to_float(np.asarray(y))
         with np.errstate(divide="ignore", invalid="ignore"):
             out = np.where(x == 0, np.zeros((), x.dtype), x * np.log(y))
-        return np.where(np.isnan(y), y, out).astype(np.result_type(x, y))
+        return np.where(np.isnan(y), y, out).astype(dt)
 
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        gx = grad * where(x == 0, 0.0, y.log()) if ctx.needs_input_grad[0] else None
-        gy = grad * x / y if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1] else None
+        need = ctx.needs_input_grad
+        gx = where((x == 0) & (y <= 0), 0.0, grad * y.log()) if need[0] else None
+        gy = grad * x / y if len(need) > 1 and need[1] else None
         return gx, gy
+
+
+class XLogYScalarSelf(XLogY):
+    """``xlogy(number, tensor)``"""
+    node_name = "XlogyBackward1"
+
+
+class XLogYScalarOther(XLogY):
+    """``xlogy(tensor, number)``"""
+    node_name = "XlogyBackward2"
 
 
 def _not_implemented_name(self):
@@ -1178,9 +1190,9 @@ logaddexp.__name__ = "logaddexp"
 
 def xlogy(input, other, *, out=None):
     if not isinstance(input, Tensor):
-        from .creation import tensor
-        input = tensor(input)
-    r = XLogY.apply(input, other)
+        r = XLogYScalarSelf.apply(input, other)
+    else:
+        r = (XLogY if isinstance(other, Tensor) else XLogYScalarOther).apply(input, other)
     return r if out is None else write_out(out, r)
 
 

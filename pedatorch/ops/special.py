@@ -12,7 +12,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
-from ._util import promote, to_float, write_out, register
+from ._util import promote, to_float, write_out, register, promote_to_float
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "copysign", "heaviside", "gcd", "lcm", "ldexp",
            "frexp", "logaddexp2", "nextafter", "angle", "dist", "is_same_size", "is_nonzero", "bincount",
@@ -187,7 +187,7 @@ class Copysign(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
-        a2, b2 = promote(to_float(np.asarray(a)), b if not hasattr(b, "dtype") else to_float(b))
+        a2, b2 = promote_to_float(np.asarray(a), b)
         out = np.copysign(a2, b2)
         ctx.save_for_backward(a, out)
         return out
@@ -206,7 +206,7 @@ class LogAddExp2(ArrayFunction):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        a, b = promote(to_float(a), to_float(b))
+        a, b = promote_to_float(a, b)
         return np.logaddexp2(a, b)
 
     @staticmethod
@@ -310,11 +310,42 @@ def _nodiff(fn, input, *others):
     return Tensor._make(np.asarray(fn(input._data, *arrays)))
 
 
+class Heaviside(ArrayFunction):
+    """out = 0 (x < 0), values (x == 0), 1 (x > 0); PyTorch records it without a derivative"""
+    node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, x, values):
+        return np.heaviside(x, values).astype(x.dtype)  # numpy answers in float; PyTorch keeps the dtype
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::heaviside is not implemented")
+
+
+Heaviside._backward_cls.name = lambda self: "torch::autograd::NotImplemented"
+
+
 def heaviside(input, values, *, out=None):
+    if not isinstance(values, Tensor):
+        raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
     if input._data.dtype != values._data.dtype:
-        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes")
-    r = _nodiff(np.heaviside, input, values)
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    r = Heaviside.apply(input, values)
     return r if out is None else write_out(out, r)
+
+
+class Nextafter(ArrayFunction):
+    """out = the next float after x towards other;  dx = grad, dother = 0 (PyTorch's formula)"""
+    node_name = "NextafterBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return np.nextafter(*promote(a, b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad * 0
 
 
 def gcd(input, other, *, out=None):
@@ -342,7 +373,7 @@ def frexp(input, *, out=None):
 
 
 def nextafter(input, other, *, out=None):
-    r = _nodiff(lambda a, b: np.nextafter(*promote(a, b)), input, other)
+    r = Nextafter.apply(input, other)
     return r if out is None else write_out(out, r)
 
 
@@ -608,13 +639,13 @@ def _igamma(a, x):
 
 def igamma(input, other, *, out=None):
     """Regularised lower incomplete gamma P(a, x) (no gradient w.r.t. a, as in PyTorch)."""
-    a, x = promote(to_float(input._data), to_float(other._data))
+    a, x = promote_to_float(input._data, other._data)
     r = Tensor._make(_igamma(a, x).astype(np.result_type(a, x)))
     return r if out is None else write_out(out, r)
 
 
 def igammac(input, other, *, out=None):
-    a, x = promote(to_float(input._data), to_float(other._data))
+    a, x = promote_to_float(input._data, other._data)
     r = Tensor._make((1 - _igamma(a, x)).astype(np.result_type(a, x)))
     return r if out is None else write_out(out, r)
 
