@@ -1,0 +1,291 @@
+"""Regression tests for the bug classes the differential fuzzer found (issue 9), one group per cause,
+each compared with PyTorch and, for gradients, with finite differences (gradcheck)."""
+import numpy as np
+import pytest
+
+import pedatorch as pt
+from conftest import assert_close
+
+
+def both(torch, fn):
+    """fn(lib) run on pedatorch and on torch."""
+    return fn(pt), fn(torch)
+
+
+# -- 1. masking backwards select: 0 * inf is not NaN --------------------------------------------------
+MASKING = {
+    "clamp_min": lambda lib, x: x.clamp(min=0),
+    "clamp_min_fn": lambda lib, x: x.clamp_min(0),
+    "clamp_tensor": lambda lib, x: x.clamp(lib.zeros(2), lib.full((2,), 9.)),
+    "maximum": lambda lib, x: lib.maximum(x, lib.zeros(2)),
+    "minimum": lambda lib, x: -lib.minimum(-x, lib.zeros(2)),
+    "fmax": lambda lib, x: lib.fmax(x, lib.zeros(2)),
+    "where": lambda lib, x: lib.where(x > 0, x, lib.zeros(2)),
+    "hardtanh": lambda lib, x: lib.nn.functional.hardtanh(x, 0., 9.),
+    "relu6": lambda lib, x: lib.nn.functional.relu6(x),
+    "threshold": lambda lib, x: lib.nn.functional.threshold(x, 0., 0.),
+    "hardsigmoid": lambda lib, x: lib.nn.functional.hardsigmoid(x - 5) - 0.5,
+}
+
+
+@pytest.mark.parametrize("name", list(MASKING))
+def test_masked_gradient_is_zero_not_nan(torch, name):
+    def run(lib):
+        x = lib.tensor([-1., 4.], requires_grad=True)
+        MASKING[name](lib, x).sqrt().sum().backward()
+        return x.grad
+    ours, theirs = both(torch, run)
+    assert_close(ours, theirs)
+    assert not np.isnan(ours.numpy()[0])
+
+
+def test_clamp_tensor_bounds_crossed_sends_gradient_to_max(torch):
+    def run(lib):
+        x, lo, hi = (lib.tensor(v, requires_grad=True) for v in ([0., 5.], [3., 3.], [1., 1.]))
+        x.clamp(lo, hi).sum().backward()
+        return x.grad, lo.grad, hi.grad
+    for a, b in zip(*both(torch, run)):
+        assert_close(a, b)
+
+
+def test_maximum_ties_and_nan_follow_pytorch(torch):
+    def run(lib):
+        a = lib.tensor([1., float("nan"), 2.], requires_grad=True)
+        b = lib.tensor([1., 0., 3.], requires_grad=True)
+        lib.maximum(a, b).sum().backward()
+        return a.grad, b.grad
+    for a, b in zip(*both(torch, run)):
+        assert_close(a, b)
+
+
+def test_shrinks_keep_nan(torch):
+    x = [float("nan"), 1., -2., 0.3]
+    for name in ("hardshrink", "softshrink"):
+        ours = getattr(pt.nn.functional, name)(pt.tensor(x))
+        theirs = getattr(torch.nn.functional, name)(torch.tensor(x))
+        assert_close(ours, theirs)
+
+
+def test_threshold_bfloat16_compares_unrounded(torch):
+    x = [0.1, 0.1015625, 0.11]
+    ours = pt.nn.functional.threshold(pt.tensor(x, dtype=pt.bfloat16), 0.1005, -1.)
+    theirs = torch.nn.functional.threshold(torch.tensor(x, dtype=torch.bfloat16), 0.1005, -1.)
+    assert_close(ours.float(), theirs.float())
+
+
+# -- 2. 0-dim outputs saved for backward -------------------------------------------------------------
+ZERO_DIM_OPS = ["exp", "exp2", "expm1", "tanh", "tan", "sqrt", "rsqrt", "reciprocal", "sinc", "sigmoid"]
+
+
+@pytest.mark.parametrize("name", ZERO_DIM_OPS)
+def test_double_backward_through_0dim_output(torch, name):
+    def run(lib):
+        return lib.autograd.functional.hessian(lambda t: getattr(t, name)(), lib.tensor(0.7, dtype=lib.float64))
+    ours, theirs = both(torch, run)
+    assert_close(ours, theirs, rtol=1e-10)
+    assert pt.autograd.gradgradcheck(lambda t: getattr(t, name)(), (pt.tensor(0.7, dtype=pt.float64,
+                                                                               requires_grad=True),))
+
+
+def test_gradient_penalty_through_0dim_tanh(torch):
+    def run(lib):
+        w = lib.tensor([0.5, -0.3], requires_grad=True)
+        x = lib.tensor([1., 2.], requires_grad=True)
+        g, = lib.autograd.grad(lib.tanh((w * x).sum()), x, create_graph=True)
+        (g ** 2).sum().backward()
+        return w.grad
+    assert_close(*both(torch, run))
+
+
+def test_inplace_on_0dim_saved_output_is_caught(torch):
+    for lib in (pt, torch):
+        x = lib.tensor(1., requires_grad=True)
+        y = x.exp()
+        y.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.backward()
+
+
+@pytest.mark.parametrize("name", ["elu", "celu", "selu", "softplus", "hardswish"])
+def test_double_backward_of_0dim_activations(torch, name):
+    def run(lib):
+        x = lib.tensor(0.7, dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad(getattr(lib.nn.functional, name)(x), x, create_graph=True)
+        g.backward()
+        return x.grad
+    assert_close(*both(torch, run), rtol=1e-10)
+
+
+# -- 3. half precision accumulates in float32 -------------------------------------------------------
+def test_low_precision_reductions_accumulate_in_float32(torch):
+    cases = [
+        lambda lib: lib.full((5000,), 0.1, dtype=lib.bfloat16).sum(),
+        lambda lib: lib.ones(3000, dtype=lib.float16).cumsum(0)[-1],
+        lambda lib: lib.full((5000,), 0.1, dtype=lib.bfloat16).mean(),
+        lambda lib: (lib.arange(4000.) / 1000).to(lib.float16).std(),
+        lambda lib: lib.nn.functional.layer_norm((lib.arange(4000.) / 100).to(lib.float16)[None], (4000,))[0, :3],
+    ]
+    for fn in cases:
+        ours, theirs = both(torch, fn)
+        assert_close(ours.float(), theirs.float(), rtol=2e-3, atol=2e-3)
+
+
+# -- 4. bfloat16 works where float16 does ----------------------------------------------------------
+BF16_OPS = {
+    "matmul": lambda lib, a, w: a @ w.t(),
+    "linear": lambda lib, a, w: lib.nn.functional.linear(a, w),
+    "bmm": lambda lib, a, w: lib.bmm(a, w.t().unsqueeze(0).expand(2, 4, 5)),
+    "softmax": lambda lib, a, w: lib.nn.functional.softmax(a, -1),
+    "log_softmax": lambda lib, a, w: lib.nn.functional.log_softmax(a, -1),
+    "cross_entropy": lambda lib, a, w: lib.nn.functional.cross_entropy(a[0], lib.tensor([1, 2, 0])),
+    "mean": lambda lib, a, w: a.mean(),
+    "std": lambda lib, a, w: a.std(1),
+    "norm": lambda lib, a, w: a.norm(),
+    "layer_norm": lambda lib, a, w: lib.nn.functional.layer_norm(a, (4,)),
+    "avg_pool1d": lambda lib, a, w: lib.nn.functional.avg_pool1d(a, 2),
+    "sdpa": lambda lib, a, w: lib.nn.functional.scaled_dot_product_attention(a, a, a),
+}
+
+
+@pytest.mark.parametrize("name", list(BF16_OPS))
+def test_bfloat16_ops_and_their_backward(torch, name):
+    rng = np.random.default_rng(0)
+    A, W = rng.standard_normal((2, 3, 4)).astype(np.float32), rng.standard_normal((5, 4)).astype(np.float32)
+
+    def run(lib):
+        a = lib.tensor(A).to(lib.bfloat16).requires_grad_()
+        w = lib.tensor(W).to(lib.bfloat16).requires_grad_()
+        y = BF16_OPS[name](lib, a, w)
+        y.float().sum().backward()
+        return y, a.grad
+    (y1, g1), (y2, g2) = both(torch, run)
+    assert str(y1.dtype) == str(y2.dtype) and str(g1.dtype) == str(g2.dtype)
+    assert_close(y1.float(), y2.float(), rtol=2e-2, atol=2e-2)
+    assert_close(g1.float(), g2.float(), rtol=5e-2, atol=5e-2)
+
+
+# -- 5. op(x, x.detach()) --------------------------------------------------------------------------
+def test_detached_argument_stops_the_gradient(torch):
+    def run(lib):
+        x = lib.tensor([1., 2.], requires_grad=True)
+        g, = lib.autograd.grad(lib.nn.functional.mse_loss(x, x.detach()), x, create_graph=True)
+        g.sum().backward()
+        return x.grad
+    assert_close(*both(torch, run))
+
+
+# -- 6. advanced indexing's layout -----------------------------------------------------------------
+def test_advanced_indexing_strides_match_pytorch(torch):
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        nd = int(rng.integers(1, 4))
+        shape = tuple(int(v) for v in rng.integers(1, 4, nd))
+        perm = [int(p) for p in rng.permutation(nd)]
+        base = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        a, b = pt.tensor(base).permute(*perm), torch.tensor(base).permute(*perm)
+        key = [rng.integers(0, a.shape[d], int(rng.integers(1, 3))) if rng.random() < 0.5 else slice(None)
+               for d in range(nd)]
+        if all(isinstance(k, slice) for k in key):
+            continue
+        try:
+            rb = b[tuple(torch.tensor(k) if not isinstance(k, slice) else k for k in key)]
+        except (IndexError, RuntimeError):
+            continue
+        ra = a[tuple(pt.tensor(k) if not isinstance(k, slice) else k for k in key)]
+        assert ra.stride() == rb.stride(), (shape, perm, key)
+        assert_close(ra, rb)
+    assert pt.arange(12.).reshape(3, 4)[:, pt.tensor([0, 2])].view(-1).shape == (6,)
+
+
+# -- 7. type promotion ------------------------------------------------------------------------------
+def test_float_valued_binary_ops_promote_first(torch):
+    for name in ("atan2", "logaddexp", "copysign", "logaddexp2"):
+        def run(lib):
+            return getattr(lib, name)(lib.tensor([1, 2]), lib.tensor([1., 2.], dtype=lib.float16))
+        ours, theirs = both(torch, run)
+        assert str(ours.dtype) == str(theirs.dtype)
+
+
+def test_xlogy_with_a_number(torch):
+    def run(lib):
+        x = lib.tensor([0., 1.], requires_grad=True)
+        y = lib.xlogy(x, 3.0)
+        y.sum().backward()
+        z = lib.tensor([0.5, 1.], requires_grad=True)
+        w = lib.xlogy(2.0, z)
+        return y.dtype, y.grad_fn.name(), x.grad, w.grad_fn.name()
+    ours, theirs = both(torch, run)
+    assert str(ours[0]) == str(theirs[0]) and ours[1] == theirs[1] and ours[3] == theirs[3]
+    assert_close(ours[2], theirs[2])
+
+
+def test_xlogy_gradient_at_zero(torch):
+    def run(lib):
+        x = lib.tensor([0., 0., 0., 2.], requires_grad=True)
+        lib.xlogy(x, lib.tensor([0.3, 0., -1., 0.])).sum().backward()
+        return x.grad
+    assert_close(*both(torch, run))
+
+
+def test_heaviside_and_bfloat16_where(torch):
+    ours, theirs = both(torch, lambda lib: lib.heaviside(lib.tensor([1, 0, -1]), lib.tensor([5, 5, 5])))
+    assert_close(ours, theirs)
+    ours, theirs = both(torch, lambda lib: lib.where(lib.tensor([True, False]), 0.0,
+                                                    lib.ones(2, dtype=lib.bfloat16)))
+    assert str(ours.dtype) == str(theirs.dtype)
+    with pytest.raises(TypeError):
+        pt.heaviside(pt.tensor([1.]), 0.5)
+
+
+# -- 8. Python ints out of an integer dtype's range -------------------------------------------------
+WRAP = {
+    "mul": lambda lib, u: u * -1, "add": lambda lib, u: u + 256, "sub": lambda lib, u: u - 300,
+    "radd": lambda lib, u: 300 + u, "full": lambda lib, u: lib.full((2,), -1, dtype=lib.uint8),
+    "fill_": lambda lib, u: u.clone().fill_(-1), "lt": lambda lib, u: u < -1, "floordiv": lambda lib, u: u // -1,
+    "rem": lambda lib, u: u % 300, "and": lambda lib, u: u & 257,
+    "int8": lambda lib, u: lib.tensor([100, -100], dtype=lib.int8) * 200,
+    "int16": lambda lib, u: lib.ones(2, dtype=lib.int16) * 70000,
+}
+
+
+@pytest.mark.parametrize("name", list(WRAP))
+def test_python_ints_wrap_like_pytorch(torch, name):
+    ours, theirs = both(torch, lambda lib: WRAP[name](lib, lib.tensor([1, 2], dtype=lib.uint8)))
+    assert_close(ours, theirs)
+
+
+CHECKED = {
+    "setitem": lambda lib, u: u.__setitem__(0, 300), "clamp": lambda lib, u: u.clamp(-5, 300),
+    "where": lambda lib, u: lib.where(u > 1, u, 300), "alpha": lambda lib, u: lib.add(u, u, alpha=300),
+    "tensor": lambda lib, u: lib.tensor([300], dtype=lib.uint8),
+}
+
+
+@pytest.mark.parametrize("name", list(CHECKED))
+def test_python_ints_that_must_fit_raise_like_pytorch(torch, name):
+    messages = []
+    for lib in (pt, torch):
+        with pytest.raises(RuntimeError) as e:
+            CHECKED[name](lib, lib.tensor([1, 2], dtype=lib.uint8))
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
+
+
+# -- 9. var_mean of one element, sign, errors ------------------------------------------------------
+def test_var_mean_unused_output_gives_no_nan(torch):
+    def run(lib):
+        x = lib.tensor([2.], requires_grad=True)
+        v, m = lib.var_mean(x)
+        m.backward()
+        return x.grad
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_close(*both(torch, run))
+
+
+def test_tensor_of_strings_raises_like_pytorch(torch):
+    for data, exc in ((["a"], ValueError), ([1, "a"], TypeError)):
+        for lib in (pt, torch):
+            with pytest.raises(exc):
+                lib.tensor(data)
