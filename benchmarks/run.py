@@ -159,6 +159,19 @@ def encoder(lib):
                        nn.MSELoss())
 
 
+@workload
+def init_normal(lib):
+    """nn.init.normal_ and kaiming_uniform_ of a 1024 x 1024 float32 weight: PyTorch's random streams
+    reproduced bit for bit (the float32 Box-Muller replays its FMA arithmetic). Use --repeat 5 or so."""
+    lib.manual_seed(0)
+    w = lib.empty(1024, 1024)
+
+    def step():
+        lib.nn.init.normal_(w, 0.0, 0.01)
+        lib.nn.init.kaiming_uniform_(w)
+    return step
+
+
 # --------------------------------------------------------------------------- timing
 
 

@@ -4,7 +4,10 @@ PyTorch's CPU ``Generator`` is a 32-bit Mersenne Twister (mt19937).  Seeding
 uses the reference ``init_genrand`` on the low 32 bits of the seed; the 64-bit
 seed itself is only remembered (``initial_seed()``).  The twister here is
 numpy's ``MT19937`` bit generator, handed the 624-word state we compute, so a
-million draws cost one vectorised call.
+million draws cost one call into C.  numpy's ``Generator.integers`` over the
+full 32-bit (64-bit) range returns the twister's raw outputs unchanged, one
+word (two words, the first one high) per value: exactly ``random()`` and
+``random64()`` below.
 
 Every distribution is built from two kinds of raw draws, exactly as ATen does:
 
@@ -31,9 +34,8 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
 _DEFAULT_SEED = 67280421310721      # PyTorch's default_rng_seed_val
 _N = 624                            # mt19937 state words
 _STATE_BYTES = 5056                 # sizeof(CPUGeneratorImplState)
-_MASK24 = np.uint64(0xFFFFFF)
+_MASK24 = np.uint32(0xFFFFFF)
 _MASK53 = np.uint64((1 << 53) - 1)
-_SHIFT32 = np.uint64(32)
 
 _init_cache = {}
 
@@ -100,6 +102,7 @@ class Generator:
         from ._device import device as _device_cls
         self.device = _device_cls(device) if not isinstance(device, _device_cls) else device
         self._bg = np.random.MT19937(0)
+        self._words = np.random.Generator(self._bg)   # reads raw words from _bg (see _random)
         self._set_seed(_DEFAULT_SEED)
 
     # ------------------------------------------------------------ seeding
@@ -186,15 +189,18 @@ class Generator:
 
     # ------------------------------------------------------------ raw draws (the kernels' building blocks)
     def _random(self, n):
-        """``n`` outputs of ``random()``: 32-bit values (in a uint64 array)."""
+        """``n`` outputs of ``random()``: 32-bit values (a uint32 array)."""
         if n:
             self._fresh = False
-        return self._bg.random_raw(int(n))
+        # over the whole uint32 range numpy returns each raw word as it comes (no rejection, no masking)
+        return self._words.integers(0, 1 << 32, size=int(n), dtype=np.uint32)
 
     def _random64(self, n):
-        """``n`` outputs of ``random64()``: (first draw << 32) | second draw."""
-        r = self._random(2 * n)
-        return (r[0::2] << _SHIFT32) | r[1::2]
+        """``n`` outputs of ``random64()``: (first draw << 32) | second draw (a uint64 array)."""
+        if n:
+            self._fresh = False
+        # numpy's MT19937 makes a 64-bit value the same way: first word high, second low
+        return self._words.integers(0, 1 << 64, size=int(n), dtype=np.uint64)
 
     def _uniform_float(self, n):
         """``n`` float32 uniforms in [0, 1): 24 random bits each."""

@@ -463,3 +463,52 @@ def test_state_moves_between_libraries(torch):
 def test_fresh_generator_matches_pytorch(torch):
     np.testing.assert_array_equal(arr(pt.rand(5, generator=pt.Generator())),
                                   torch.rand(5, generator=torch.Generator()).numpy())
+
+
+# ====================================================================== big tensors (made in pieces)
+
+BIG = 1_000_003          # > 10**6, not a multiple of 16 (normal_'s redrawn tail) nor of the piece size
+
+BIG_EXACT = {
+    "rand": lambda T: T.rand(BIG),
+    "rand float64": lambda T: T.rand(BIG, dtype=T.float64),
+    "randn": lambda T: T.randn(BIG),
+    "normal_ mean std": lambda T: T.empty(BIG).normal_(0.5, 0.01),
+    "normal_ std 1": lambda T: T.empty(1000, 1024).normal_(-2.0, 1.0),
+    "normal_ float16": lambda T: T.empty(BIG - 3, dtype=T.float16).normal_(),
+    "uniform_": lambda T: T.empty(BIG).uniform_(-0.02, 0.02),
+    "uniform_ float64": lambda T: T.empty(BIG, dtype=T.float64).uniform_(-3.0, 7.0),
+    "uniform_ transposed": lambda T: T.empty(1001, 1000).t().uniform_(-1, 1),
+    "randint": lambda T: T.randint(-50, 1000, (BIG,)),
+    "randint wide": lambda T: T.randint(0, 2 ** 40, (BIG,)),
+    "random_ int32": lambda T: T.empty(BIG, dtype=T.int32).random_(),
+    "bernoulli_(p)": lambda T: T.empty(BIG).bernoulli_(0.3),
+    "bernoulli_(tensor p)": lambda T: T.empty(BIG).bernoulli_(T.full((BIG,), 0.7)),
+    "exponential_": lambda T: T.empty(BIG).exponential_(2.0),
+}
+
+
+@pytest.mark.parametrize("name", list(BIG_EXACT))
+def test_big_tensors_match_pytorch_and_leave_its_state(torch, name):
+    torch.manual_seed(3)
+    pt.manual_seed(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = BIG_EXACT[name](torch)
+        ours = BIG_EXACT[name](pt)
+    if theirs.dtype == torch.float16:
+        theirs, ours = theirs.float(), ours.float()
+    assert _same(ours, theirs), name
+    # the generator has moved exactly as far as PyTorch's
+    np.testing.assert_array_equal(arr(pt.rand(3)), torch.rand(3).numpy())
+    np.testing.assert_array_equal(arr(pt.get_rng_state()), torch.get_rng_state().numpy())
+
+
+def test_big_normal_with_own_generator_and_state_round_trip(torch):
+    g, tg = pt.Generator().manual_seed(11), torch.Generator().manual_seed(11)
+    st = g.get_state()
+    a = arr(pt.empty(1 << 20).normal_(generator=g))
+    np.testing.assert_array_equal(a, torch.empty(1 << 20).normal_(generator=tg).numpy())
+    np.testing.assert_array_equal(arr(pt.randn(5, generator=g)), torch.randn(5, generator=tg).numpy())
+    g.set_state(st)                                      # replaying from a saved state gives the same numbers
+    np.testing.assert_array_equal(arr(pt.empty(1 << 20).normal_(generator=g)), a)

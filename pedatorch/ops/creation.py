@@ -6,6 +6,7 @@ dtype inference follows PyTorch: Python floats give the default dtype
 are allowed, and zeros keep notebooks reproducible).
 """
 import builtins
+import math
 import numbers
 import warnings
 
@@ -336,8 +337,42 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     return _finish(arr, device, requires_grad, out)
 
 
+def _as_scalar_type(v, np_dt):
+    """``Scalar.to<scalar_t>()``: integers truncate (and wrap); 16-bit floats go through float32, as c10's do."""
+    if not is_inexact_np(np_dt):
+        return float(np.int64(int(v)).astype(np_dt))
+    if np_dt.itemsize == 2:
+        return np_dt.type(np.float32(v))
+    return np_dt.type(v)
+
+
+def _c_double_to_int(x, np_dt):
+    """double -> integer as x86-64 converts: truncate; out of range (inf, nan) gives the minimum of int64,
+    or of int32 for narrower types, which keep their low bits."""
+    x = np.trunc(x)
+    wide = np_dt.itemsize == 8
+    lim = 2.0 ** 63 if wide else 2.0 ** 31
+    ok = (x >= -lim) & (x < lim)
+    v = np.where(ok, x, -lim).astype(np.int64)
+    return v.astype(np_dt)
+
+
+def _fused(a, b, c, np_dt):
+    """a * b + c as PyTorch's compiled kernels compute it: one fused multiply-add in float32 and float64;
+    float16/bfloat16 (and complex) arithmetic rounds each operation."""
+    from .random import _fma32, _fma64      # the exact fma lives with the random kernels (which import us)
+    if np_dt == np.float64:
+        return _fma64(a, b, c)
+    if np_dt == np.float32:
+        return _fma32(a, b, c)
+    return (a * b).astype(np_dt) + c
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
-    """``steps`` evenly spaced values from start to end, computed as PyTorch does (symmetric halves)."""
+    """``steps`` evenly spaced values from start to end, computed as PyTorch's CPU kernel does: with
+    step = (end - start) / (steps - 1) in the output dtype (float64 for integers), the first half is
+    start + step * i and the second half end - step * (steps - 1 - i), each a fused multiply-add, so
+    the ends are exact and the halves mirror each other."""
     start, end = _num(start), _num(end)
     if not isinstance(steps, numbers.Integral) or steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -349,27 +384,59 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     work = np_dt if is_inexact_np(np_dt) else np.dtype(np.float64)
     if steps == 0:
         arr = np.zeros(0, np_dt)
-    elif steps == 1:
-        arr = np.array([start], dtype=work).astype(np_dt)
     else:
-        s, e = work.type(start), work.type(end)
-        step = (e - s) / work.type(steps - 1)
-        idx = np.arange(steps)
-        half = steps // 2
-        lo = s + step * idx[:half].astype(work)
-        hi = e - step * (steps - 1 - idx[half:]).astype(work)
-        arr = np.concatenate([lo, hi]).astype(work)
-        arr = arr.astype(np_dt) if is_inexact_np(np_dt) else np.trunc(arr).astype(np_dt)
+        s, e = _as_scalar_type(start, np_dt), _as_scalar_type(end, np_dt)
+        if steps == 1:
+            arr = np.array([s], dtype=work)
+        else:
+            step = (work.type(e) - work.type(s)) / work.type(steps - 1)
+            half = steps // 2
+            i = np.arange(steps)
+            lo = _fused(step, i[:half].astype(work), work.type(s), work)
+            hi = _fused(-step, (steps - 1 - i[half:]).astype(work), work.type(e), work)
+            arr = np.concatenate([lo, hi]).astype(work)
+        arr = arr.astype(np_dt) if is_inexact_np(np_dt) else _c_double_to_int(arr, np_dt)
     return _finish(arr, device, requires_grad, out)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
+    """base ** linspace(start, end, steps), as PyTorch computes it: the exponents in float64 from start and
+    end converted to the output dtype (this loop is not compiled with fused multiply-adds: each operation
+    rounds), the powers by the C library's pow in float64, then rounded to the output dtype."""
+    start, end = _num(start), _num(end)
+    if not isinstance(steps, numbers.Integral) or steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     np_dt = (dtype or D.get_default_dtype()).np
-    work = np_dt if is_float_np(np_dt) else np.dtype(np.float64)
-    lin = linspace(start, end, steps, dtype=D.from_numpy_dtype(work))._data
-    arr = np.power(work.type(base), lin).astype(np_dt)
+    if np_dt.kind == "c":       # complex: numpy's power of a complex linspace
+        lin = linspace(start, end, steps, dtype=D.from_numpy_dtype(np_dt))._data
+        return _finish(np.power(np_dt.type(base), lin).astype(np_dt), device, requires_grad, out)
+    if steps <= 1:
+        exps = np.array([float(start)] * steps)         # one value: start itself, not converted
+    else:
+        s, e = _as_scalar_type(start, np_dt), _as_scalar_type(end, np_dt)
+        diff = float(np.array(e, np_dt) - np.array(s, np_dt)) if is_inexact_np(np_dt) else e - s
+        step = diff / (steps - 1)                        # end - start in the output dtype, then float64
+        half = steps // 2
+        i = np.arange(steps, dtype=np.float64)
+        exps = np.concatenate([float(s) + step * i[:half], float(e) - step * (steps - 1 - i[half:])])
+    base = float(base)
+    arr = np.array([_pow(base, x) for x in exps.tolist()], dtype=np.float64)
+    if is_inexact_np(np_dt):
+        arr = arr.astype(np.float32).astype(np_dt) if np_dt.itemsize == 2 else arr.astype(np_dt)
+    else:
+        arr = _c_double_to_int(arr, np_dt)
     return _finish(arr, device, requires_grad, out)
+
+
+def _pow(x, y):
+    """The C library's pow (numpy's own may differ in the last bit), inf on overflow."""
+    try:
+        return math.pow(x, y)
+    except OverflowError:
+        return math.inf
+    except ValueError:          # 0 to a negative power (C: inf), a negative base to a fractional one (nan)
+        return math.inf if x == 0 else math.nan
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):

@@ -47,6 +47,7 @@ from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
 from ._util import register, write_out, _type_word, broadcast_shapes_or_raise, shape_str
 from .creation import _size_arg, _finish
+from .._dtype import is_float_np
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson",
            "rand_like", "randn_like", "randint_like"]
@@ -94,11 +95,39 @@ def _fma64(a, b, c):
     return out
 
 
-def _fma32(a, b, c):
+def _fma32_exact(a, b, c):
     """Correctly rounded a * b + c for float32 operands (the product is exact in float64)."""
     p = np.asarray(a, _f64) * np.asarray(b, _f64)
     s, err = _two_sum(p, np.asarray(c, _f64))
     return _round_to_odd(np.asarray(s, _f64), err).astype(_f32)
+
+
+def _to64(x):
+    """float32 arrays to float64 (numpy mixes dtypes in an operation much more slowly); others as they are."""
+    return x.astype(_f64) if isinstance(x, np.ndarray) and x.dtype != _f64 else x
+
+
+_HALFWAY = np.int64(-1 << 63)          # 1 << 28 in the low 29 bits, shifted to the top: int64's minimum
+_TINY32 = _f32(2.0 ** -126)            # below this float32 is subnormal (a coarser grid)
+
+
+def _fma32(a, b, c):
+    """Correctly rounded a * b + c for float32 arrays: what one FMA instruction computes.
+
+    The fast way: a * b is exact in float64 (24 + 24 bits fit in 53), so a * b + c in float64 rounds
+    only once before the rounding to float32.  Rounding twice goes wrong only where the float64 sum
+    lands exactly halfway between two float32 numbers (its low 29 bits are 1 << 28), or where float32
+    is subnormal; the few such elements (zeros included, harmlessly) are redone by ``_fma32_exact``.
+    """
+    s = _to64(a) * _to64(b)
+    s += _to64(c)
+    r = s.astype(_f32)
+    bits = s.view(np.int64)
+    if (bits << 35).min() == _HALFWAY or np.abs(r).min() <= _TINY32:
+        redo = ((bits << 35) == _HALFWAY) | (np.abs(r) <= _TINY32)
+        a, b, c = np.broadcast_arrays(a, b, c)
+        r[redo] = _fma32_exact(a[redo], b[redo], c[redo])
+    return r
 
 
 # ====================================================================== avx_mathfun.h, replayed in float32
@@ -114,54 +143,70 @@ def _log256(x):
     x = np.maximum(x, _MIN_NORM)
     bits = x.view(np.int32)
     e = ((bits >> 23) - 127).astype(_f32) + _f32(1)
-    x = ((bits & ~0x7f800000) | 0x3f000000).astype(np.int32).view(_f32)    # mantissa in [0.5, 1)
-    small = x < _f32(0.707106781186547524)
-    tmp = np.where(small, x, _f32(0))
+    x = ((bits & ~0x7f800000) | 0x3f000000).view(_f32)    # mantissa in [0.5, 1)
+    small = (x < _f32(0.707106781186547524)).astype(_f32)    # 1.0 where m < sqrt(1/2), else 0.0
+    tmp = x * small
     x = x - _f32(1)
-    e = e - np.where(small, _f32(1), _f32(0))
+    e = e - small
     x = x + tmp
     z = x * x
-    y = np.full_like(x, _LOG_P[0])
+    # The polynomial's fused multiply-adds need no care: x is a multiple of 2**-24 with |x| < 0.42 and
+    # every partial sum y has |y| > 2**-5, so y * x + p takes at most 52 bits and is exact in float64;
+    # its one rounding, to float32, is the fma's.
+    x64 = x.astype(_f64)
+    y = np.full_like(x64, _LOG_P[0])
     for p in _LOG_P[1:]:
-        y = _fma32(y, x, p)
-    y = y * x
+        y = (y * x64 + p).astype(_f32).astype(_f64)
+    y = y.astype(_f32) * x
     y = _fma32(y, z, e * _f32(-2.12194440e-4))
-    y = _fma32(-z, _f32(0.5), y)
+    # The last two fused multiply-adds take z * 0.5 and e * 0.693359375 (e a small integer, the
+    # constant 9 bits long): exact products, so each is a plain float32 addition.
+    y = y - z * _f32(0.5)
     x = x + y
-    return _fma32(e, _f32(0.693359375), x)
+    return x + e * _f32(0.693359375)
 
 
 def _sincos256(x):
-    """sincos256_ps for x >= 0: reduce by multiples of pi/4 (in three parts), then two polynomials."""
+    """sincos256_ps for 0 <= x < 2 pi: reduce by multiples of pi/4 (in three parts), then two polynomials."""
     j = (x * _f32(1.27323954473516)).astype(np.int32)
     j = (j + 1) & ~1
     y = j.astype(_f32)
-    for dp in (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8):
-        x = _fma32(y, _f32(dp), x)
-    sin_neg = (j & 4) != 0
-    cos_neg = (~(j - 2) & 4) != 0
-    first = (j & 2) == 0
+    # x - j pi/4 with pi/4 split in three (Cody-Waite).  j <= 8, and the first two parts are 8 and 11
+    # bits long, so their products are exact and those fused multiply-adds plain additions.
+    x = x + y * _f32(-0.78515625)
+    x = x + y * _f32(-2.4187564849853515625e-4)
+    x = _fma32(y, _f32(-3.77489497744594108e-8), x)
     z = x * x
-    yc = _fma32(np.full_like(x, _f32(2.443315711809948E-005)), z, _f32(-1.388731625493765E-003))
-    yc = _fma32(yc, z, _f32(4.166664568298827E-002))
+    z64 = z.astype(_f64)
+    yc = _fma32(z64, _f32(2.443315711809948E-005), _f32(-1.388731625493765E-003))
+    yc = _fma32(yc, z64, _f32(4.166664568298827E-002))
     yc = yc * z
-    yc = _fma32(yc, z, -(z * _f32(0.5)))
+    yc = _fma32(yc, z64, -(z * _f32(0.5)))
     yc = yc + _f32(1)
-    ys = _fma32(np.full_like(x, _f32(-1.9515295891E-4)), z, _f32(8.3321608736E-3))
-    ys = _fma32(ys, z, _f32(-1.6666654611E-1))
+    ys = _fma32(z64, _f32(-1.9515295891E-4), _f32(8.3321608736E-3))
+    ys = _fma32(ys, z64, _f32(-1.6666654611E-1))
     ys = ys * z
     ys = _fma32(ys, x, x)
-    s = np.where(first, ys, yc)
-    c = np.where(first, yc, ys)
-    return np.where(sin_neg, -s, s), np.where(cos_neg, -c, c)
+    # pick the polynomials (arithmetic rather than np.where, which is slow on random masks) ...
+    first = ((j & 2) == 0).astype(_f32)            # 1.0 where ys is the sine, else 0.0
+    s = ys * first + yc * (1 - first)
+    c = yc * first + ys * (1 - first)
+    # ... and flip the sign bits as avx_mathfun does: bit 2 of j (of j - 2, negated, for the cosine)
+    sin_sign = (j & 4) << 29
+    cos_sign = (~(j - 2) & 4) << 29
+    return (s.view(np.int32) ^ sin_sign).view(_f32), (c.view(np.int32) ^ cos_sign).view(_f32)
 
 
-def _box_muller16_f32(u):
-    """normal_fill_16_AVX2 on rows of 16 float32 uniforms (before the mean/std fma)."""
+def _box_muller16_f32(u, mean, std):
+    """normal_fill_16_AVX2 on rows of 16 float32 uniforms: u[0:8] give the radii, u[8:16] the angles;
+    the first 8 outputs are the cosines, the last 8 the sines, each then fma(n, std, mean)."""
     u = u.reshape(-1, 16)
     radius = np.sqrt(_f32(-2) * _log256(_f32(1) - u[:, :8]))
     s, c = _sincos256(_f32(2 * math.pi) * u[:, 8:])
-    return np.concatenate([radius * c, radius * s], axis=1).reshape(-1)
+    out = np.concatenate([radius * c, radius * s], axis=1).reshape(-1)
+    if std == 1:        # n * 1 is exact, so the fma is one addition (turning -0.0 into +0.0, as PyTorch's)
+        return out + mean
+    return _fma32(out, std, mean)
 
 
 def _box_muller16_f64(u, mean, std):
@@ -175,83 +220,106 @@ def _box_muller16_f64(u, mean, std):
     return out if (std == 1 and mean == 0) else _fma64(out, std, mean)
 
 
-def _normal_fill(gen, n, mean, std, np_dt):
-    """PyTorch's vectorised path (contiguous, >= 16 elements): n uniforms, blocks of 16, a redrawn tail."""
-    tail = 16 if n % 16 else 0
+def _normal_fill(gen, out, mean, std):
+    """PyTorch's vectorised path (contiguous, >= 16 elements), into the flat array ``out``.
+
+    PyTorch fills all n elements with uniforms, turns each whole block of 16 into normals, and when n
+    is not a multiple of 16 draws 16 uniforms more for the last 16 elements (overwriting the end of
+    the last whole block)."""
+    if out.dtype == _f64:
+        uniforms = gen._uniform_double
+        block = lambda m: _box_muller16_f64(uniforms(m), mean, std)      # noqa: E731
+    else:                                      # float32; float16 and bfloat16 round its results
+        uniforms = gen._uniform_float
+        block = lambda m: _box_muller16_f32(uniforms(m), _f32(mean), _f32(std))  # noqa: E731
+    n = out.size
     full = n - n % 16
-    if np_dt == _f64:
-        u = gen._uniform_double(n + tail)
-        out = u[:n].copy()
-        out[:full] = _box_muller16_f64(u[:full], mean, std)
-        if tail:
-            out[n - 16:] = _box_muller16_f64(u[n:], mean, std)
-        return out
-    u = gen._uniform_float(n + tail)
-    out = u[:n].copy()
-    out[:full] = _box_muller16_f32(u[:full])
-    if tail:
-        out[n - 16:] = _box_muller16_f32(u[n:])
-    m, s = _f32(mean), _f32(std)
-    if not (s == 1 and m == 0):
-        out = _fma32(out, s, m)
-    return out.astype(np_dt)
+    _in_pieces(out[:full], block)
+    if n % 16:
+        uniforms(n % 16)                       # the last elements' first uniforms, overwritten below
+        out[n - 16:] = block(16)
+    return out
+
+
+# ====================================================================== working in pieces
+# A big tensor is made piece by piece.  Each piece takes its words from the generator in turn, so the
+# stream is the same as in one go; but a kernel here is dozens of numpy passes, and on a piece they run
+# in the CPU cache instead of streaming a whole 100-million-element array through memory each time.
+
+_PIECE = 1 << 15                               # elements; a multiple of 16 (normal_'s blocks)
+
+
+def _in_pieces(out, make):
+    """Fill the flat array ``out`` with ``make(m)`` for consecutive pieces of m <= _PIECE elements."""
+    for i in range(0, out.size, _PIECE):
+        out[i:i + _PIECE] = make(min(_PIECE, out.size - i))
+    return out
 
 
 # ====================================================================== value makers
-# Each returns ``n`` values of numpy dtype ``np_dt`` in the order PyTorch generates them.
+# Each writes values into a flat array ``out`` (its dtype says which kind) in the order PyTorch
+# generates them, and returns it.
 
-def _uniform_values(gen, n, lo, hi, np_dt):
+def _uniform_values(gen, out, lo, hi):
+    return _in_pieces(out, lambda m: _uniform_piece(gen, m, lo, hi, out.dtype))
+
+
+def _uniform_piece(gen, n, lo, hi, np_dt):
     unit = lo == 0 and hi == 1                   # u * 1 + 0 is u: skip the fma
     if np_dt == _f64:
         u = gen._uniform_double(n)
         if unit:
             return u
         r = _fma64(u, hi - lo, lo)
-        return np.where(r == hi, lo, r)
-    flo, fhi = _f32(lo), _f32(hi)
-    u = gen._uniform_float(n)
-    if unit and np_dt == _f32:
-        return u
-    r = (u if unit else _fma32(u, fhi - flo, flo)).astype(np_dt)
-    tlo, thi = np.array(lo, np_dt), np.array(hi, np_dt)
-    return np.where(r == thi, tlo, r)
+    else:
+        u = gen._uniform_float(n)
+        if unit and np_dt == _f32:
+            return u
+        flo, fhi = _f32(lo), _f32(hi)
+        r = (u if unit else _fma32(u, fhi - flo, flo)).astype(np_dt, copy=False)
+        lo, hi = np.array(lo, np_dt), np.array(hi, np_dt)
+    r[r == hi] = lo                              # a value rounded up to 'to' becomes 'from'
+    return r
 
 
-def _normal_values(gen, n, mean, std, np_dt, contiguous=True):
-    if n >= 16 and contiguous:
-        return _normal_fill(gen, n, mean, std, np_dt)
-    v = gen._normal_doubles(n)
+def _normal_values(gen, out, mean, std, contiguous=True):
+    if out.size >= 16 and contiguous:
+        return _normal_fill(gen, out, mean, std)
+    v = gen._normal_doubles(out.size)
     if not (std == 1 and mean == 0):
         v = _fma64(v, std, mean)
-    return v.astype(np_dt)
+    out[...] = v
+    return out
 
 
 _U64 = np.uint64
 
 
-def _int_from_to(gen, n, rng, base, np_dt):
+def _int_from_to(gen, out, rng, base):
     """(random() % range) + base, with random64() for ranges >= 2**28 (found by experiment on PyTorch 2.13)."""
     wide = rng >= (1 << 28)
-    raw = gen._random64(n) if wide else gen._random(n)
-    v = (raw % _U64(rng) + _U64(base % (1 << 64))).view(np.int64)   # uint64 arithmetic wraps, as in C
-    if np_dt.kind == "b":
-        return v != 0
-    return v.astype(np_dt)
+
+    def piece(m):
+        raw = gen._random64(m) if wide else gen._random(m)
+        v = (raw % _U64(rng) + _U64(base % (1 << 64))).view(np.int64)   # uint64 arithmetic wraps, as in C
+        return v != 0 if out.dtype.kind == "b" else v
+    return _in_pieces(out, piece)
 
 
-def _random_default_values(gen, n, np_dt):
+def _random_default_values(gen, out):
     """``random_()``: [0, 2**mantissa] for floats, [0, max] for integers."""
+    np_dt = out.dtype
     name = np_dt.name
     if name == "bool":
-        return (gen._random(n) & _U64(1)).astype(np.bool_)
-    if name == "int64":
-        return (gen._random64(n) % _U64(1 << 63)).astype(np.int64)
-    if name == "float64":
-        return (gen._random64(n) % _U64((1 << 53) + 1)).astype(_f64)
-    if name in ("int8", "int16", "int32", "uint8"):
-        return (gen._random(n) % _U64(int(np.iinfo(np_dt).max) + 1)).astype(np_dt)
-    digits = {"float32": 24, "float16": 11, "bfloat16": 8}[name]
-    return (gen._random(n) % _U64((1 << digits) + 1)).astype(np_dt)
+        piece = lambda m: (gen._random(m) & 1) != 0                           # noqa: E731
+    elif name in ("int64", "float64"):
+        top = 1 << 63 if name == "int64" else (1 << 53) + 1
+        piece = lambda m: gen._random64(m) % _U64(top)                        # noqa: E731
+    else:
+        top = (int(np.iinfo(np_dt).max) + 1 if np_dt.kind in "iu"
+               else (1 << {"float32": 24, "float16": 11, "bfloat16": 8}[name]) + 1)
+        piece = lambda m: gen._random(m) % _U64(top)                          # noqa: E731
+    return _in_pieces(out, piece)
 
 
 # ====================================================================== placing values into tensors
@@ -299,26 +367,29 @@ def _check_inplace(self):
                                "operation.")
 
 
-def _fill_inplace(self, make):
-    """Run ``make(n, real_np_dtype, contiguous) -> flat values`` for ``self`` and write them in place."""
+def _fill_inplace(self, fill):
+    """Run ``fill(flat, contiguous)``, which writes the values in generation order into the flat real
+    array ``flat``, for ``self``.  A contiguous numpy tensor is filled in its own memory; otherwise the
+    values go through a buffer and are placed in memory order."""
     _check_inplace(self)
-    shape, strides, np_dt = _real_view_info(self._data)
-    n = int(np.prod(shape, dtype=np.int64))
-    contiguous = bool(self._data.flags.c_contiguous)
-    flat = np.asarray(make(n, np_dt, contiguous))
+    arr = self._data
+    shape, strides, np_dt = _real_view_info(arr)
+    contiguous = bool(arr.flags.c_contiguous)
+    if type(arr) is np.ndarray and contiguous:
+        fill(arr.reshape(-1).view(np_dt), True)
+        self._bump_version()
+        return self
+    flat = np.empty(int(np.prod(shape, dtype=np.int64)), np_dt)
+    fill(flat, contiguous)
     return _write(self, _memory_order_fill(shape, strides, flat))
 
 
-def _new(size, np_dt, make):
-    """A new C-contiguous array of ``size`` filled by ``make(n, real_np_dtype, contiguous=True)``."""
-    size = tuple(size)
-    if np_dt.kind == "c":
-        real = np.dtype("float32" if np_dt.itemsize == 8 else "float64")
-        n = int(np.prod(size, dtype=np.int64)) * 2
-        flat = np.asarray(make(n, real, True), dtype=real)
-        return flat.view(np_dt).reshape(size)
-    n = int(np.prod(size, dtype=np.int64))
-    return np.asarray(make(n, np_dt, True), dtype=np_dt).reshape(size)
+def _new(size, np_dt, fill):
+    """A new C-contiguous array of ``size`` filled by ``fill(flat, contiguous=True)`` (real parts and
+    imaginary parts alternate for a complex dtype)."""
+    arr = np.empty(tuple(size), np_dt)
+    fill(arr.reshape(-1).view(_real_view_info(arr)[2]), True)
+    return arr
 
 
 def _fmt(x):
@@ -329,7 +400,7 @@ def _fmt(x):
 
 
 def _is_float(np_dt):
-    return np_dt.kind == "f" or np_dt.name == "bfloat16"
+    return is_float_np(np_dt) or np_dt.name == "bfloat16"
 
 
 def _float_dtype_or_raise(np_dt, kernel, complex_ok=True):
@@ -363,7 +434,7 @@ def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
         raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{_type_word(real)}>::max(), but "
                            f"found to={_fmt(to)} and from={_fmt(from_)} which result in to-from to exceed the "
                            f"limit")
-    return _fill_inplace(self, lambda n, dt, c: _uniform_values(gen, n, from_, to, dt))
+    return _fill_inplace(self, lambda out, c: _uniform_values(gen, out, from_, to))
 
 
 def normal_(self, mean=0, std=1, *, generator=None):
@@ -375,7 +446,7 @@ def normal_(self, mean=0, std=1, *, generator=None):
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
     if self._data.dtype.kind == "c":
         std = std / math.sqrt(2)   # each of the real and imaginary parts gets half the variance
-    return _fill_inplace(self, lambda n, dt, c: _normal_values(gen, n, mean, std, dt, c))
+    return _fill_inplace(self, lambda out, c: _normal_values(gen, out, mean, std, c))
 
 
 _C_NAMES = {"int8": "signed char", "uint8": "unsigned char", "int16": "short int", "int32": "int",
@@ -449,7 +520,7 @@ def random_(self, from_=None, to=None, *, generator=None, **kwargs):
                                   if from_ is None else
                                   f"\"random_from_to_kernel_cpu\" not implemented for '{_type_word(np_dt)}'")
     if from_ is None and to is None:
-        return _fill_inplace(self, lambda n, dt, c: _random_default_values(gen, n, dt))
+        return _fill_inplace(self, lambda out, c: _random_default_values(gen, out))
     frm = 0 if from_ is None else _int64_arg(from_)
     if to is not None:
         to = _int64_arg(to)
@@ -466,7 +537,7 @@ def random_(self, from_=None, to=None, *, generator=None, **kwargs):
         if np_dt.name not in ("int64", "float64", "float32", "bfloat16"):
             raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and "
                                "bfloat16")
-        return _fill_inplace(self, lambda n, dt, c: gen._random64(n).view(np.int64).astype(dt))
+        return _fill_inplace(self, lambda out, c: _in_pieces(out, lambda m: gen._random64(m).view(np.int64)))
     else:
         if _is_float(np_dt):
             to_inc = min(1 << _digits(np_dt), (1 << 63) - 1)
@@ -478,7 +549,7 @@ def random_(self, from_=None, to=None, *, generator=None, **kwargs):
             to_inc = 1 if np_dt.kind == "b" else int(np.iinfo(np_dt).max)
         _check_in_range(frm, to_inc, np_dt)
         rng, base = to_inc - frm + 1, frm
-    return _fill_inplace(self, lambda n, dt, c: _int_from_to(gen, n, rng, base, dt))
+    return _fill_inplace(self, lambda out, c: _int_from_to(gen, out, rng, base))
 
 
 def _random_overloads(self, *args, generator=None, **kwargs):
@@ -538,7 +609,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
     if self._data.dtype.kind == "c":
         raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for '{_type_word(self._data.dtype)}'")
-    return _fill_inplace(self, lambda n, dt, c: (gen._uniform_double(n) < p).astype(dt))
+    return _fill_inplace(self, lambda out, c: _in_pieces(out, lambda m: gen._uniform_double(m) < p))
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
@@ -550,7 +621,9 @@ def exponential_(self, lambd=1.0, *, generator=None):
                            f"floating point but you specified {_type_word(np_dt)}")
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
-    return _fill_inplace(self, lambda n, dt, c: _exponential_values(gen, n, lambd, dt))
+    def fill(out, c):
+        out[...] = _exponential_values(gen, out.size, lambd, out.dtype)
+    return _fill_inplace(self, fill)
 
 
 def _exponential_values(gen, n, lambd, np_dt):
@@ -568,9 +641,9 @@ def geometric_(self, p, *, generator=None):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
     denom = math.log1p(-p)
 
-    def make(n, dt, c):
-        return np.ceil(_libm(math.log, gen._uniform_double(n)) / denom).astype(dt)
-    return _fill_inplace(self, make)
+    def fill(out, c):
+        out[...] = np.ceil(_libm(math.log, gen._uniform_double(out.size)) / denom)
+    return _fill_inplace(self, fill)
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
@@ -580,9 +653,9 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
 
-    def make(n, dt, c):
-        return _libm(math.exp, _fma64(gen._normal_doubles(n), std, mean)).astype(dt)
-    return _fill_inplace(self, make)
+    def fill(out, c):
+        out[...] = _libm(math.exp, _fma64(gen._normal_doubles(out.size), std, mean))
+    return _fill_inplace(self, fill)
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
@@ -595,10 +668,10 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
 
-    def make(n, dt, c):
-        t = _libm(math.tan, math.pi * (gen._uniform_double(n) - 0.5))
-        return _fma64(sigma, t, median).astype(dt)
-    return _fill_inplace(self, make)
+    def fill(out, c):
+        t = _libm(math.tan, math.pi * (gen._uniform_double(out.size) - 0.5))
+        out[...] = _fma64(sigma, t, median)
+    return _fill_inplace(self, fill)
 
 
 # ====================================================================== factories
@@ -614,7 +687,7 @@ def rand(*sizes, generator=None, out=None, dtype=None, layout=None, device=None,
     gen = _get_generator(generator)
     np_dt = _dtype_np(dtype if dtype is not None else (out.dtype if out is not None else None))
     _float_dtype_or_raise(np_dt, "check_uniform_bounds")
-    arr = _new(size, np_dt, lambda n, dt, c: _uniform_values(gen, n, 0.0, 1.0, dt))
+    arr = _new(size, np_dt, lambda out, c: _uniform_values(gen, out, 0.0, 1.0))
     return _finish(arr, device, requires_grad, out)
 
 
@@ -626,7 +699,7 @@ def randn(*sizes, generator=None, out=None, dtype=None, layout=None, device=None
     np_dt = _dtype_np(dtype if dtype is not None else (out.dtype if out is not None else None))
     _float_dtype_or_raise(np_dt, "normal_kernel_cpu")
     std = 1.0 / math.sqrt(2) if np_dt.kind == "c" else 1.0
-    arr = _new(size, np_dt, lambda n, dt, c: _normal_values(gen, n, 0.0, std, dt))
+    arr = _new(size, np_dt, lambda out, c: _normal_values(gen, out, 0.0, std))
     return _finish(arr, device, requires_grad, out)
 
 
