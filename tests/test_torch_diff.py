@@ -289,3 +289,8 @@ def test_tensor_of_strings_raises_like_pytorch(torch):
         for lib in (pt, torch):
             with pytest.raises(exc):
                 lib.tensor(data)
+
+
+def test_sign_of_nan_and_bool(torch):
+    for data in ([float("nan"), -2., 0., 3.], [True, False], [-3, 0, 2]):
+        assert_close(pt.sign(pt.tensor(data)), torch.sign(torch.tensor(data)))

@@ -665,7 +665,15 @@ Floor = _unary("Floor", "FloorBackward0", np.floor, _zero_grad, "floor: gradient
 Ceil = _unary("Ceil", "CeilBackward0", np.ceil, _zero_grad, "ceil: gradient 0", keep_int=True)
 Trunc = _unary("Trunc", "TruncBackward0", np.trunc, _zero_grad, "trunc: gradient 0", keep_int=True)
 Frac = _unary("Frac", "FracBackward0", lambda x: x - np.trunc(x), lambda x, o, g: g, "frac(x)' = 1")
-Sign = _unary("Sign", "SignBackward0", np.sign, _zero_grad, "sign: gradient 0", keep_int=True)
+def _sign_kernel(x):
+    """-1, 0 or 1; NaN gives 0 and bool stays itself, as in PyTorch (numpy gives NaN and refuses bool)."""
+    if x.dtype == np.bool_:
+        return x.copy()
+    s = np.sign(x)
+    return np.where(np.isnan(s), np.zeros((), s.dtype), s) if is_float_np(s.dtype) else s
+
+
+Sign = _unary("Sign", "SignBackward0", _sign_kernel, _zero_grad, "sign: gradient 0", keep_int=True)
 Abs = _unary("Abs", "AbsBackward0", np.abs, lambda x, o, g: g * x.sgn(), "|x|' = sign(x)", keep_int=True)
 Square = None  # square(x) is x ** 2 (PowBackward0), as in PyTorch
 
