@@ -111,9 +111,15 @@ def is_reduced_np(npdt):
     return npdt.itemsize == 2 and is_float_np(npdt)
 
 
+_FLOAT32_NP = np.dtype(np.float32)
+
+
 def opmath_np(npdt):
-    """The dtype PyTorch computes in for ``npdt``: float32 for float16/bfloat16, else itself."""
-    return np.dtype(np.float32) if is_reduced_np(npdt) else npdt
+    """The dtype PyTorch computes in for ``npdt``: float32 for float16/bfloat16, else itself.
+    (Called by every reduction and product: the common case is decided by one itemsize test.)"""
+    if npdt.itemsize != 2:
+        return npdt
+    return _FLOAT32_NP if is_float_np(npdt) else npdt
 
 
 def from_numpy_dtype(npdt):

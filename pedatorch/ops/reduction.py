@@ -54,10 +54,10 @@ def _acc_dtype(x, dtype):
 
 
 def _accumulate(fn, x, np_dtype, **kw):
-    """Run a numpy reduction (np.sum, np.mean, np.prod, np.cumsum, ...) with PyTorch's precision:
-    cast to ``np_dtype`` first when given (``dtype=``, int64 for integers), and add float16/bfloat16
-    up in float32, rounding only the result (PyTorch's accumulate type: summing 5000 x 0.1 in
-    bfloat16 itself would stop growing at 32)."""
+    """Run an array reduction (``ndarray.sum``, ``.mean``, ``.prod``, ``.cumsum``, ...; the methods skip
+    np.sum's dispatch) with PyTorch's precision: cast to ``np_dtype`` first when given (``dtype=``,
+    int64 for integers), and add float16/bfloat16 up in float32, rounding only the result (PyTorch's
+    accumulate type: summing 5000 x 0.1 in bfloat16 itself would stop growing at 32)."""
     if np_dtype is not None and x.dtype != np_dtype:
         x = x.astype(np_dtype)
     acc = opmath_np(x.dtype)
@@ -73,7 +73,7 @@ class Sum(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dims, keepdim, np_dtype):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        return _accumulate(np.sum, x, np_dtype, axis=dims, keepdims=keepdim)
+        return _accumulate(np.ndarray.sum, x, np_dtype, axis=dims, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -87,7 +87,7 @@ class SumAll(Sum):
     @staticmethod
     def forward(ctx, x, np_dtype):
         ctx.in_shape = x.shape
-        return _accumulate(np.sum, x, np_dtype)
+        return _accumulate(np.ndarray.sum, x, np_dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -132,7 +132,7 @@ class Mean(ArrayFunction):
             n *= x.shape[d]
         ctx.n = n
         if n:
-            return _accumulate(np.mean, x, np_dtype, axis=dims, keepdims=keepdim)
+            return _accumulate(np.ndarray.mean, x, np_dtype, axis=dims, keepdims=keepdim)
         return np.full(np.sum(x, axis=dims, keepdims=keepdim).shape, np.nan, dtype=np_dtype or x.dtype)
 
     @staticmethod
@@ -149,7 +149,7 @@ class MeanAll(Mean):
         ctx.in_shape = x.shape
         ctx.n = x.size
         if x.size:
-            return _accumulate(np.mean, x, np_dtype)
+            return _accumulate(np.ndarray.mean, x, np_dtype)
         return np.asarray(np.nan, dtype=np_dtype or x.dtype)
 
     @staticmethod
@@ -286,7 +286,7 @@ class ProdAll(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, np_dtype):
-        out = _accumulate(np.prod, x, np_dtype)
+        out = _accumulate(np.ndarray.prod, x, np_dtype)
         ctx.save_for_backward(x, out)
         return out
 
@@ -309,7 +309,7 @@ class ProdDim(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dim, keepdim, np_dtype):
-        out = _accumulate(np.prod, x, np_dtype, axis=dim if x.ndim else None, keepdims=keepdim and x.ndim > 0)
+        out = _accumulate(np.ndarray.prod, x, np_dtype, axis=dim if x.ndim else None, keepdims=keepdim and x.ndim > 0)
         ctx.save_for_backward(x, out)
         ctx.dim, ctx.keepdim = dim, keepdim
         return out
@@ -927,7 +927,7 @@ class Cumsum(ArrayFunction):
         ctx.dim = dim
         if x.ndim == 0:
             return x.astype(np_dtype) if np_dtype is not None else x.copy()
-        return _accumulate(np.cumsum, x, np_dtype, axis=dim)
+        return _accumulate(np.ndarray.cumsum, x, np_dtype, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -983,7 +983,7 @@ class Cumprod(ArrayFunction):
         if x.ndim == 0:
             out = x.astype(np_dtype) if np_dtype is not None else x.copy()
         else:
-            out = _accumulate(np.cumprod, x, np_dtype, axis=dim)
+            out = _accumulate(np.ndarray.cumprod, x, np_dtype, axis=dim)
         ctx.save_for_backward(x, out)
         return out
 
