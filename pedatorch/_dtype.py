@@ -122,6 +122,15 @@ def opmath_np(npdt):
     return _FLOAT32_NP if is_float_np(npdt) else npdt
 
 
+def to_opmath(a):
+    """An array in the dtype PyTorch computes it in: float16/bfloat16 as float32 (a copy), anything
+    else (and None) as it is.  Kernels widen their inputs with it and round their result once."""
+    if a is None:
+        return None
+    dt = opmath_np(a.dtype)
+    return a if dt is a.dtype else a.astype(dt)
+
+
 def from_numpy_dtype(npdt):
     """The pedatorch dtype of a numpy dtype (TypeError when PyTorch has none)."""
     try:

@@ -79,12 +79,24 @@ def cast(x, np_dtype):
 def wrap_int(value, np_dtype):
     """A Python int in an integer dtype's range, wrapped modulo 2**bits as PyTorch converts it
     (``uint8_tensor * -1`` multiplies by 255; numpy would raise OverflowError instead)."""
-    info = np.iinfo(np_dtype)
-    if info.min <= value <= info.max:
+    lo, hi = _int_range(np_dtype)
+    if lo <= value <= hi:
         return value
     bits = np_dtype.itemsize * 8
     value &= (1 << bits) - 1
-    return value - (1 << bits) if info.min < 0 and value > info.max else value
+    return value - (1 << bits) if lo < 0 and value > hi else value
+
+
+_INT_RANGES = {}
+
+
+def _int_range(np_dtype):
+    """(min, max) of an integer dtype, remembered (np.iinfo is slow for a per-op check)."""
+    r = _INT_RANGES.get(np_dtype)
+    if r is None:
+        info = np.iinfo(np_dtype)
+        r = _INT_RANGES[np_dtype] = (int(info.min), int(info.max))
+    return r
 
 
 def checked_int(value, np_dtype, c_name=True):
@@ -92,8 +104,8 @@ def checked_int(value, np_dtype, c_name=True):
     that check their scalar arguments: setitem, clamp, where, ``alpha=``, ``tensor(..., dtype=)``;
     ``tensor()`` names the dtype, the others its C type)."""
     if np_dtype.kind in "iu" and isinstance(value, int) and not isinstance(value, bool):
-        info = np.iinfo(np_dtype)
-        if not info.min <= value <= info.max:
+        lo, hi = _int_range(np_dtype)
+        if not lo <= value <= hi:
             name = np_dtype.name
             if c_name:
                 name = "int" if name == "int32" else name + "_t"

@@ -440,13 +440,14 @@ class XLogY(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, y):
-        x, y = promote_to_float(x, y)
-        dt = (x if hasattr(x, "dtype") else y).dtype
-        x, y = np.asarray(x, dtype=dt), np.asarray(y, dtype=dt)  # a Python number becomes a constant array
-        ctx.save_for_backward(x, y)
+        xs, ys = promote_to_float(x, y)
+        dt = (xs if hasattr(xs, "dtype") else ys).dtype
+        xs, ys = np.asarray(xs, dtype=dt), np.asarray(ys, dtype=dt)
+        # the inputs themselves are saved (double backward differentiates through them); a number as an array
+        ctx.save_for_backward(x if hasattr(x, "dtype") else xs, y if hasattr(y, "dtype") else ys)
         with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.where(x == 0, np.zeros((), x.dtype), x * np.log(y))
-        return np.where(np.isnan(y), y, out).astype(dt)
+            out = np.where(xs == 0, np.zeros((), dt), xs * np.log(ys))
+        return np.where(np.isnan(ys), ys, out).astype(dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1344,8 +1345,9 @@ def where(condition, input=None, other=None, *, out=None):
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         from .creation import tensor
         input = tensor(input)
-    for v in (input, other):
-        checked_int(v, result_np_dtype(input, other))
+    if type(input) is int or type(other) is int:  # a Python int must fit the result's dtype
+        for v in (input, other):
+            checked_int(v, result_np_dtype(input, other))
     r = Where.apply(condition, input, other)
     return r if out is None else write_out(out, r)
 

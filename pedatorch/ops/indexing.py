@@ -317,6 +317,12 @@ def _index_kernel(x, key):
         # broadcast over the result: stride 0 (TensorIterator's compute_strides)
         ops.append([0 if n == 1 and m != 1 else st for n, m, st in zip(view_shape, out.shape, strides)])
     perm = _iterator_layout(out.shape, ops)
+    strides, step = [0] * out.ndim, out.itemsize
+    for d in perm:                                   # fastest dim first
+        strides[d] = step
+        step *= out.shape[d]
+    if tuple(strides) == out.strides:
+        return out                                   # numpy's result is already laid out so
     order = perm[::-1]                               # slowest first: allocate in that order, then view back
     result = np.empty([out.shape[d] for d in order], dtype=out.dtype).transpose(np.argsort(order))
     result[...] = out

@@ -26,7 +26,7 @@ from ._util import wrap_dim, wrap_dims, register, write_out, to_float, _type_wor
 from .elementwise import where, maximum, minimum, _ip
 from .sorting import (scatter_back, selecting_op, TakeAlong, Flip, Shift, sort, _result, _kernel_op,
                       _check_dim)
-from .._dtype import is_float_np, is_inexact_np, opmath_np
+from .._dtype import is_inexact_np, opmath_np, to_opmath
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
            "aminmax", "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod",
@@ -537,7 +537,7 @@ def _var_kernel(x, dims, correction, keepdim):
     """(variance, mean with keepdim): sum((x - mean)^2) / max(0, N - correction), in two passes."""
     n = _numel(x.shape, dims)
     like = x
-    x = x.astype(opmath_np(x.dtype), copy=False)  # float16/bfloat16 in float32, as PyTorch
+    x = to_opmath(x)  # float16/bfloat16 in float32, as PyTorch
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.sum(x, axis=dims, keepdims=True) / n if n else np.full(
             np.sum(x, axis=dims, keepdims=True).shape, np.nan, dtype=x.dtype)
@@ -712,7 +712,7 @@ class VectorNorm(ArrayFunction):
     def forward(ctx, x, p, dims, keepdim):
         a = np.abs(x)
         like = a
-        a = a.astype(opmath_np(a.dtype), copy=False)  # float16/bfloat16 add up in float32
+        a = to_opmath(a)  # float16/bfloat16 add up in float32
         kw = dict(axis=dims, keepdims=keepdim)
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             if p == 0:
@@ -834,18 +834,13 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     return r if out is None else write_out(out, r)
 
 
-def _compute_dtype(x):
-    """Half precision computes in float32 (as PyTorch's kernels accumulate)."""
-    return x.astype(np.float32) if is_float_np(x.dtype) and x.dtype.itemsize < 4 else x
-
-
 class Softmax(ArrayFunction):
     """out = exp(x - max) / sum(exp(x - max)) along dim;  dx = out * (grad - sum(grad * out))"""
     node_name = "SoftmaxBackward0"
 
     @staticmethod
     def forward(ctx, x, dim):
-        xf = _compute_dtype(x)
+        xf = to_opmath(x)
         axis = dim if x.ndim else None
         if x.size == 0:
             out = x.copy()
@@ -869,7 +864,7 @@ class LogSoftmax(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dim):
-        xf = _compute_dtype(x)
+        xf = to_opmath(x)
         axis = dim if x.ndim else None
         if x.size == 0:
             out = x.copy()

@@ -13,6 +13,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import promote, to_float, write_out, register, promote_to_float
+from .elementwise import _not_implemented_name
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "copysign", "heaviside", "gcd", "lcm", "ldexp",
            "frexp", "logaddexp2", "nextafter", "angle", "dist", "is_same_size", "is_nonzero", "bincount",
@@ -323,7 +324,7 @@ class Heaviside(ArrayFunction):
         raise RuntimeError("derivative for aten::heaviside is not implemented")
 
 
-Heaviside._backward_cls.name = lambda self: "torch::autograd::NotImplemented"
+Heaviside._backward_cls.name = _not_implemented_name
 
 
 def heaviside(input, values, *, out=None):

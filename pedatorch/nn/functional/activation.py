@@ -21,7 +21,7 @@ from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...ops._util import _type_word
 from ...ops.elementwise import Relu, _ip, _erf, masked_grad
-from ..._dtype import is_float_np, is_inexact_np
+from ..._dtype import is_inexact_np, to_opmath
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_",
            "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_", "hardsigmoid", "hardswish",
@@ -44,11 +44,6 @@ def _const(arr):
 def _float_only(x, kernel):
     if not is_inexact_np(x.dtype) and x.dtype.name != "bfloat16":
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_word(x.dtype)}'")
-
-
-def _wide(x):
-    """Half precision computes in float32 (PyTorch's opmath), other floats in themselves."""
-    return x.astype(np.float32) if is_float_np(x.dtype) and x.dtype.itemsize < 4 else x
 
 
 def _back(out, like):
@@ -131,7 +126,7 @@ class LeakyRelu(ArrayFunction):
         _float_only(x, "leaky_relu_cpu")
         ctx.save_for_backward(x)
         ctx.slope = slope
-        xw = _wide(x)
+        xw = to_opmath(x)
         return _back(np.where(xw > 0, xw, xw * slope), x)
 
     @staticmethod
@@ -152,7 +147,7 @@ class LeakyRelu_(ArrayFunction):
     @staticmethod
     def forward(ctx, x, slope):
         _float_only(x, "leaky_relu_cpu")
-        xw = _wide(x)
+        xw = to_opmath(x)
         out = _back(np.where(xw > 0, xw, xw * slope), x)
         ctx.save_for_backward(out)
         ctx.slope = slope
@@ -206,7 +201,7 @@ class Elu(ArrayFunction):
 
 
 def _elu_kernel(x, neg, pos, ins):
-    xw = _wide(x)
+    xw = to_opmath(x)
     with np.errstate(over="ignore", invalid="ignore"):
         return _back(np.where(xw <= 0, np.expm1(xw * ins) * neg, xw * pos), x)
 
@@ -295,7 +290,7 @@ class Gelu(ArrayFunction):
         _float_only(x, "GeluKernelImpl")
         ctx.save_for_backward(x)
         ctx.approximate = approximate
-        xw = _wide(x)
+        xw = to_opmath(x)
         if approximate == "tanh":
             inner = _GELU_BETA * (xw + _GELU_KAPPA * xw * xw * xw)
             return _back(0.5 * xw * (1 + np.tanh(inner)), x)
@@ -335,7 +330,7 @@ class Silu(ArrayFunction):
     def forward(ctx, x):
         _float_only(x, "silu_cpu")
         ctx.save_for_backward(x)
-        xw = _wide(x)
+        xw = to_opmath(x)
         return _back(xw * _sigmoid(xw), x)
 
     @staticmethod
@@ -358,7 +353,7 @@ class Mish(ArrayFunction):
     def forward(ctx, x):
         _float_only(x, "mish_cpu")
         ctx.save_for_backward(x)
-        xw = _wide(x)
+        xw = to_opmath(x)
         with np.errstate(over="ignore"):
             return _back(xw * np.tanh(np.log1p(np.exp(xw))), x)
 
@@ -392,7 +387,7 @@ class Softplus(ArrayFunction):
         _float_only(x, "softplus_cpu")
         ctx.save_for_backward(x)
         ctx.beta, ctx.threshold = beta, threshold
-        xw = _wide(x)
+        xw = to_opmath(x)
         bx = xw * beta
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             return _back(np.where(bx > threshold, xw, np.log1p(np.exp(bx)) / beta), x)
@@ -428,7 +423,7 @@ class LogSigmoid(ArrayFunction):
     def forward(ctx, x):
         _float_only(x, "log_sigmoid_cpu")
         ctx.save_for_backward(x)
-        xw = _wide(x)
+        xw = to_opmath(x)
         return _back(np.minimum(xw, 0) - np.log1p(np.exp(-np.abs(xw))), x)
 
     @staticmethod
@@ -452,7 +447,7 @@ class Hardsigmoid(ArrayFunction):
     def forward(ctx, x):
         _float_only(x, "hardsigmoid_cpu")
         ctx.save_for_backward(x)
-        xw = _wide(x)
+        xw = to_opmath(x)
         return _back(np.minimum(np.maximum(xw + 3, 0), 6) / 6, x)
 
     @staticmethod
@@ -476,7 +471,7 @@ class Hardswish(ArrayFunction):
     def forward(ctx, x):
         _float_only(x, "hardswish_cpu")
         ctx.save_for_backward(x)
-        xw = _wide(x)
+        xw = to_opmath(x)
         return _back(xw * np.minimum(np.maximum(xw + 3, 0), 6) / 6, x)
 
     @staticmethod
@@ -511,7 +506,7 @@ class Softshrink(ArrayFunction):
         _check_lambda(x, lambd)
         ctx.save_for_backward(x)
         ctx.lambd = lambd
-        xw = _wide(x)
+        xw = to_opmath(x)
         inside = (xw >= -lambd) & (xw <= lambd)  # false for NaN: NaN stays NaN, as in PyTorch
         return _back(np.where(inside, 0, np.where(xw > lambd, xw - lambd, xw + lambd)), x)
 
@@ -536,7 +531,7 @@ class Hardshrink(ArrayFunction):
         _float_only(x, "hardshrink_cpu")
         ctx.save_for_backward(x)
         ctx.lambd = lambd
-        inside = (_wide(x) >= -lambd) & (_wide(x) <= lambd)  # false for NaN: NaN stays NaN, as in PyTorch
+        inside = (to_opmath(x) >= -lambd) & (to_opmath(x) <= lambd)  # false for NaN: NaN stays NaN, as in PyTorch
         return np.where(inside, 0, x).astype(x.dtype, copy=False)
 
     @staticmethod
@@ -564,12 +559,12 @@ class Threshold(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        return masked_grad(grad, _wide(x._data) > ctx.threshold), None, None
+        return masked_grad(grad, to_opmath(x._data) > ctx.threshold), None, None
 
 
 def _threshold_kernel(x, threshold, value):
     # half precision compares in float32, against the threshold unrounded (PyTorch's opmath)
-    out = np.where(_wide(x) <= threshold, np.asarray(value).astype(x.dtype) if x.dtype != np.bool_ else bool(value),
+    out = np.where(to_opmath(x) <= threshold, np.asarray(value).astype(x.dtype) if x.dtype != np.bool_ else bool(value),
                    x)
     return out.astype(x.dtype, copy=False)
 
@@ -684,7 +679,7 @@ def _rrelu_kernel(x, lower, upper, training, generator):
     _float_only(x, "leaky_relu_cpu")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
-    xw = _wide(x)
+    xw = to_opmath(x)
     if not training:
         return _back(np.where(xw > 0, xw, xw * ((lower + upper) / 2)), x), None
     from ..._random import _get_generator
@@ -716,7 +711,7 @@ class Glu(ArrayFunction):
         _float_only(x, "glu_cpu")
         ctx.save_for_backward(x)
         ctx.dim = dim
-        a, b = np.split(_wide(x), 2, axis=dim)
+        a, b = np.split(to_opmath(x), 2, axis=dim)
         return _back(a * _sigmoid(b), x)
 
     @staticmethod

@@ -25,7 +25,7 @@ from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...autograd.grad_mode import _state, no_grad
 from ...ops._util import shape_str
-from ..._dtype import opmath_np
+from ..._dtype import to_opmath
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm",
            "normalize"]
@@ -34,12 +34,6 @@ __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm"
 def _acc(dt):
     """The accumulation dtype of the statistics (PyTorch's CPU acc_type: double for float)."""
     return np.float64 if dt in (np.float32, np.float64) else np.float32
-
-
-def _up(a):
-    """float16/bfloat16 arrays in float32: the normalizations compute in it and round the output once
-    (PyTorch's mixed-precision kernels; in half precision a wide row's variance underflows to 0)."""
-    return None if a is None else a.astype(opmath_np(a.dtype), copy=False)
 
 
 def _recomputed_stats(x, axes, eps):
@@ -88,7 +82,7 @@ class NativeBatchNorm(ArrayFunction):
     @staticmethod
     def forward(ctx, x, w, b, rm, rv, training, momentum, eps):
         out_dtype = x.dtype
-        x_in, x, w, b = x, _up(x), _up(w), _up(b)
+        x_in, x, w, b = x, to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
         C = x.shape[1]
         axes = (0,) + tuple(range(2, x.ndim))
         bshape = (1, C) + (1,) * (x.ndim - 2)
@@ -253,7 +247,7 @@ class NativeLayerNorm(ArrayFunction):
     @staticmethod
     def forward(ctx, x, k, w, b, eps):
         out_dtype = x.dtype
-        x_in, x, w, b = x, _up(x), _up(w), _up(b)
+        x_in, x, w, b = x, to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
         axes = tuple(range(x.ndim - k, x.ndim))
         n = int(np.prod(x.shape[x.ndim - k:]))
         x2 = x.reshape(-1, n)                         # one row per normalized slice
@@ -376,7 +370,7 @@ class NativeGroupNorm(ArrayFunction):
     @staticmethod
     def forward(ctx, x, G, w, b, eps):
         out_dtype = x.dtype
-        x_in, x, w, b = x, _up(x), _up(w), _up(b)
+        x_in, x, w, b = x, to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
         N, C = x.shape[0], x.shape[1]
         xg = x.reshape(N, G, -1)
         mean = np.mean(xg, axis=2, keepdims=True)
