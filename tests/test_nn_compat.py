@@ -363,3 +363,9 @@ def test_distributed_data_parallel_without_a_process_group(torch):
                  lambda lib: lib.nn.parallel.DistributedDataParallel(lib.nn.Linear(2, 2),
                                                                      delay_all_reduce_named_params=[])]:
         assert _raises(lambda: make(pt)) == _raises(lambda: make(torch))
+
+
+def test_buffer_to_keeps_its_values(torch):
+    ours = pt.nn.Buffer(pt.tensor([1., 2.])).to(pt.float64)
+    theirs = torch.nn.Buffer(torch.tensor([1., 2.])).to(torch.float64)
+    assert_close(ours, theirs)

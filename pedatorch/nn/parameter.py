@@ -56,15 +56,6 @@ class Buffer(Tensor):
         b.persistent = persistent
         return b
 
-    def to(self, *args, **kwargs):
-        # as in PyTorch, casting or moving a buffer keeps it uninitialised (module.double() replaces each
-        # buffer by its converted self); a parameter's conversions are ordinary tensors, which
-        # Module._apply pours into the same parameter object
-        moved = super().to(*args, **kwargs)
-        if moved is self:
-            return self
-        return UninitializedBuffer(self.requires_grad, moved.device, moved.dtype, self.persistent)
-
 
 # ---------------------------------------------------------------------------- lazy modules
 class UninitializedTensorMixin:
