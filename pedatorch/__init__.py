@@ -275,3 +275,6 @@ ShortTensor = _legacy_type("ShortTensor", int16)
 CharTensor = _legacy_type("CharTensor", int8)
 ByteTensor = _legacy_type("ByteTensor", uint8)
 BoolTensor = _legacy_type("BoolTensor", bool)
+
+
+_ops._util.add_numpy_names(globals())  # torch.sum(x, axis=0, keepdims=True), as PyTorch's argument parser allows

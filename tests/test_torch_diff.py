@@ -294,3 +294,28 @@ def test_tensor_of_strings_raises_like_pytorch(torch):
 def test_sign_of_nan_and_bool(torch):
     for data in ([float("nan"), -2., 0., 3.], [True, False], [-3, 0, 2]):
         assert_close(pt.sign(pt.tensor(data)), torch.sign(torch.tensor(data)))
+
+
+# -- numpy's argument names, as PyTorch's argument parser accepts them -------------------------------
+NUMPY_NAMES = {
+    "sum": lambda lib, x: x.sum(axis=0), "torch.sum": lambda lib, x: lib.sum(x, axis=1, keepdims=True),
+    "mean": lambda lib, x: x.mean(axis=1, keepdims=True), "argmax": lambda lib, x: x.argmax(axis=1),
+    "max": lambda lib, x: x.max(axis=0).values, "std": lambda lib, x: x.std(axis=1),
+    "cat": lambda lib, x: lib.cat([x, x], axis=0), "softmax": lambda lib, x: lib.softmax(x, axis=1),
+    "keepdims": lambda lib, x: x.amax(dim=0, keepdims=True),
+}
+
+
+@pytest.mark.parametrize("name", list(NUMPY_NAMES))
+def test_numpy_argument_names(torch, name):
+    ours, theirs = both(torch, lambda lib: NUMPY_NAMES[name](lib, lib.arange(6.).reshape(2, 3)))
+    assert_close(ours, theirs)
+
+
+def test_numpy_names_conflicts_and_functional(torch):
+    for lib in (pt, torch):
+        x = lib.ones(2, 3)
+        with pytest.raises(TypeError, match="unexpected keyword argument 'axis'"):
+            x.sum(axis=0, dim=0)
+        with pytest.raises(TypeError):
+            lib.nn.functional.softmax(x, axis=1)  # Python-level functions take no aliases, in PyTorch too

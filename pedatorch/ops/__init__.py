@@ -16,3 +16,7 @@
 """
 from . import (elementwise, shape, reduction, creation, conversion, join, inplace, indexing, linalg,  # noqa
                sorting, manip, random, special)
+from ._util import add_numpy_names as _add_numpy_names  # noqa: E402
+from .._tensor import Tensor as _Tensor  # noqa: E402
+
+_add_numpy_names(_Tensor)  # x.sum(axis=0, keepdims=True), as PyTorch's argument parser allows

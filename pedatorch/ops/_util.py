@@ -5,7 +5,9 @@ own promotion differs from PyTorch's in a few places (an int64 array times 1.5
 is float64 in numpy, float32 in PyTorch; a 0-dim float64 array does not widen
 a float32 one in PyTorch), so binary kernels call ``promote`` first.
 """
+import functools
 import numbers
+import types
 
 import numpy as np
 
@@ -199,6 +201,42 @@ def broadcast_shapes_or_raise(a, b):
                                f"non-singleton dimension {n + i}")
         out.append(y if x == 1 else x)
     return tuple(reversed(out))
+
+
+def _takes(fn, names):
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    return any(n in params for n in names) and not any(n in params for n in ("axis", "keepdims"))
+
+
+def with_numpy_names(fn):
+    """``fn`` also taking numpy's argument names ``axis=`` and ``keepdims=`` for ``dim``/``keepdim``, as
+    PyTorch's argument parser does for every ``torch.*`` function and Tensor method (``x.sum(axis=0)``);
+    the Python-level ``nn.functional`` does not."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if "axis" in kwargs or "keepdims" in kwargs:
+            for np_name, name in (("axis", "dim"), ("keepdims", "keepdim")):
+                if np_name in kwargs:
+                    if name in kwargs:
+                        raise TypeError(f"{fn.__name__}() got an unexpected keyword argument '{np_name}'")
+                    kwargs[name] = kwargs.pop(np_name)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def add_numpy_names(target):
+    """Wrap every public function of ``target`` (a class, or a module's globals) that has a ``dim`` or
+    ``keepdim`` parameter with ``with_numpy_names``."""
+    items = vars(target) if isinstance(target, type) else target
+    for name, fn in list(items.items()):
+        if isinstance(fn, types.FunctionType) and not name.startswith("_") and _takes(fn, ("dim", "keepdim")):
+            if isinstance(target, type):
+                setattr(target, name, with_numpy_names(fn))
+            else:
+                target[name] = with_numpy_names(fn)
 
 
 def register(names_to_functions):
