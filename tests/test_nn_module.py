@@ -278,3 +278,20 @@ def test_identity_flatten_unflatten(torch):
         assert nn.Identity(54, unused="x")(x) is x
     assert repr(pt.nn.Flatten()) == repr(torch.nn.Flatten())
     assert repr(pt.nn.Unflatten(1, (2, 3))) == repr(torch.nn.Unflatten(1, (2, 3)))
+
+
+def _named_hook(module, args, output):
+    return None
+
+
+def test_hook_handles_follow_deepcopy_and_pickle():
+    import copy
+    import pickle
+    m = pt.nn.Linear(2, 2)
+    m.h = m.register_forward_hook(_named_hook)
+    for clone in (copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
+        clone.h.remove()
+        assert len(clone._forward_hooks) == 0
+        assert len(m._forward_hooks) == 1          # the original keeps its hook
+        h2 = clone.register_forward_hook(_named_hook)
+        assert h2.id != clone.h.id                  # ids stay unique after unpickling

@@ -56,10 +56,8 @@ class LazyModuleMixin:
         module.initialize_parameters(*args, **(kwargs or {}))
         if module.has_uninitialized_params():
             raise RuntimeError(f"module {self._get_name()} has not been fully initialized")
-        # removed by id from this module's own dicts rather than with handle.remove(): the handles of a
-        # deep-copied module still point at the original module's dicts
-        module._forward_pre_hooks.pop(module._initialize_hook.id, None)
-        module._load_state_dict_pre_hooks.pop(module._load_hook.id, None)
+        module._initialize_hook.remove()
+        module._load_hook.remove()
         del module._initialize_hook, module._load_hook
         if module.cls_to_become is not None:
             module.__class__ = module.cls_to_become
