@@ -520,14 +520,20 @@ class Tensor:
             return float(v)
         return v.item()
 
+    def _python_scalar(self):
+        """The one element, for int()/float()/complex() (PyTorch's ValueError where item() says RuntimeError)."""
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
     def __float__(self):
-        return float(self.item())
+        return float(self._python_scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._python_scalar())
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._python_scalar())
 
     def __bool__(self):
         if self._data.size != 1:

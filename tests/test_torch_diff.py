@@ -319,3 +319,30 @@ def test_numpy_names_conflicts_and_functional(torch):
             x.sum(axis=0, dim=0)
         with pytest.raises(TypeError):
             lib.nn.functional.softmax(x, axis=1)  # Python-level functions take no aliases, in PyTorch too
+
+
+# -- 11. exception classes as PyTorch's ------------------------------------------------------------
+BAD = {
+    "int_of_two": lambda lib: int(lib.tensor([1, 2])),
+    "float_of_two": lambda lib: float(lib.tensor([1., 2.])),
+    "bitwise_float": lambda lib: lib.tensor([1.]) & lib.tensor([1.]),
+    "bitwise_not_float": lambda lib: lib.bitwise_not(lib.tensor([1.])),
+    "invert_float": lambda lib: ~lib.tensor([1.]),
+    "huge_empty": lambda lib: lib.empty(2 ** 62, 2 ** 62),
+    "maximum_number": lambda lib: lib.maximum(lib.ones(2), 0.5),
+    "atan2_number": lambda lib: lib.atan2(lib.ones(2), 1),
+    "hypot_number": lambda lib: lib.hypot(lib.ones(2), 1.5),
+    "heaviside_number": lambda lib: lib.heaviside(lib.ones(2), 0.5),
+    "dist_number": lambda lib: lib.dist(lib.ones(2), 1.5),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD))
+def test_bad_input_raises_pytorchs_exception(torch, name):
+    caught = []
+    for lib in (pt, torch):
+        with pytest.raises(Exception) as e:
+            BAD[name](lib)
+        caught.append(e.value)
+    assert type(caught[0]) is type(caught[1]), caught
+    assert str(caught[0]) == str(caught[1])

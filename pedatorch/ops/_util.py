@@ -126,6 +126,13 @@ def is_number(x):
     return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
 
 
+def require_tensor(fn_name, value, arg="other", position=2):
+    """PyTorch's TypeError for an op whose argument must be a Tensor (``maximum(t, 0.5)``)."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn_name}(): argument '{arg}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
 def as_tensor_arg(x, like=None):
     """Tensors pass through; numbers and lists become tensors (used where PyTorch wants a Tensor)."""
     if isinstance(x, Tensor):

@@ -15,7 +15,7 @@ import numpy as np
 from .. import _dtype as D
 from .._device import as_device, to_device_array, CPU
 from .._tensor import Tensor, Size, preserve_format
-from ._util import write_out, register, cast, checked_int
+from ._util import write_out, register, cast, checked_int, require_tensor
 from ..autograd.grad_mode import _state
 from .._dtype import is_float_np, is_inexact_np
 
@@ -36,9 +36,13 @@ def _size_arg(size, fn="zeros"):
     except TypeError:
         raise TypeError(f"zeros(): argument 'size' must be tuple of ints, but found element of type "
                         f"{type(size[0]).__name__} at pos 0") from None
+    numel = 1
     for s in out:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(out)}")
+        numel *= s
+    if numel > (2 ** 63 - 1) // 16:  # bytes past int64 for some dtype: PyTorch refuses before allocating
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(out)}")
     return out
 
 
@@ -446,6 +450,7 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 
 
 def complex(real, imag, *, out=None):
+    require_tensor("complex", imag, "imag")
     if real._data.dtype != imag._data.dtype:
         raise RuntimeError(f"Expected object of scalar type {real.dtype} but got scalar type {imag.dtype} for "
                            f"second argument")
@@ -453,6 +458,7 @@ def complex(real, imag, *, out=None):
 
 
 def polar(abs, angle, *, out=None):
+    require_tensor("polar", angle, "angle")
     return abs * angle.cos() + abs * angle.sin() * 1j
 
 

@@ -14,7 +14,8 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
-from ._util import promote, to_float, write_out, register, is_number, _type_word, checked_int, result_np_dtype, promote_to_float
+from ._util import (promote, to_float, write_out, register, is_number, _type_word, checked_int, result_np_dtype,
+                    promote_to_float, require_tensor)
 from .._dtype import is_float_np
 
 __all__ = []  # filled by _export
@@ -1018,8 +1019,9 @@ LogicalNot = _nondiff("LogicalNot", np.logical_not)
 def _bitwise(ufunc, name):
     def kernel(a, b):
         a, b = promote(a, b)
-        if is_float_np(np.result_type(a, b)):
-            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+        dt = np.result_type(a, b)
+        if is_float_np(dt):  # PyTorch's dispatch error: no kernel for this dtype
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_type_word(dt)}\'')
         return ufunc(a, b)
     return kernel
 
@@ -1033,7 +1035,7 @@ RightShift = _nondiff("RightShift", _bitwise(np.right_shift, "rshift"))
 
 def _bitwise_not_kernel(x):
     if is_float_np(x.dtype):
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{_type_word(x.dtype)}'")
     return np.invert(x)
 
 
@@ -1166,6 +1168,7 @@ def fmod(input, other, *, out=None):
 
 
 def atan2(input, other, *, out=None):
+    require_tensor("atan2", other)
     r = Atan2.apply(input, other)
     return r if out is None else write_out(out, r)
 
@@ -1173,27 +1176,27 @@ def atan2(input, other, *, out=None):
 arctan2 = atan2
 
 
-def _binary_tensor(cls):
+def _binary_tensor(cls, name):
+    """The public function of a binary op that takes only Tensors (no Python number for ``other``)."""
     def fn(input, other, *, out=None):
-        if not isinstance(other, Tensor):
-            from .creation import tensor
-            other = tensor(other, device=input.device)
+        require_tensor(name, other)
         r = cls.apply(input, other)
         return r if out is None else write_out(out, r)
+    fn.__name__ = fn.__qualname__ = name
     return fn
 
 
-maximum = _binary_tensor(Maximum)
+maximum = _binary_tensor(Maximum, "maximum")
 maximum.__name__ = "maximum"
-minimum = _binary_tensor(Minimum)
+minimum = _binary_tensor(Minimum, "minimum")
 minimum.__name__ = "minimum"
-fmax = _binary_tensor(Fmax)
+fmax = _binary_tensor(Fmax, "fmax")
 fmax.__name__ = "fmax"
-fmin = _binary_tensor(Fmin)
+fmin = _binary_tensor(Fmin, "fmin")
 fmin.__name__ = "fmin"
-hypot = _binary_tensor(Hypot)
+hypot = _binary_tensor(Hypot, "hypot")
 hypot.__name__ = "hypot"
-logaddexp = _binary_tensor(LogAddExp)
+logaddexp = _binary_tensor(LogAddExp, "logaddexp")
 logaddexp.__name__ = "logaddexp"
 
 
@@ -1454,6 +1457,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    require_tensor("isclose", other)
     if isinstance(other, Tensor) and input._data.dtype != other._data.dtype:
         raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
     o = other._data if isinstance(other, Tensor) else other
@@ -1626,6 +1630,8 @@ def _eq_op(self, other):
 def _invert(self):
     if self._data.dtype == np.bool_:
         return logical_not(self)
+    if self._data.dtype.kind not in "iu":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return bitwise_not(self)
 
 

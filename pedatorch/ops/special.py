@@ -12,7 +12,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
-from ._util import promote, to_float, write_out, register, promote_to_float
+from ._util import promote, to_float, write_out, register, promote_to_float, require_tensor
 from .elementwise import _not_implemented_name
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "copysign", "heaviside", "gcd", "lcm", "ldexp",
@@ -297,6 +297,7 @@ def copysign(input, other, *, out=None):
 
 
 def logaddexp2(input, other, *, out=None):
+    require_tensor("logaddexp2", other)
     r = LogAddExp2.apply(input, other)
     return r if out is None else write_out(out, r)
 
@@ -328,8 +329,7 @@ Heaviside._backward_cls.name = _not_implemented_name
 
 
 def heaviside(input, values, *, out=None):
-    if not isinstance(values, Tensor):
-        raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    require_tensor("heaviside", values, "values")
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     r = Heaviside.apply(input, values)
@@ -350,16 +350,19 @@ class Nextafter(ArrayFunction):
 
 
 def gcd(input, other, *, out=None):
+    require_tensor("gcd", other)
     r = _nodiff(lambda a, b: np.gcd(*promote(a, b)), input, other)
     return r if out is None else write_out(out, r)
 
 
 def lcm(input, other, *, out=None):
+    require_tensor("lcm", other)
     r = _nodiff(lambda a, b: np.lcm(*promote(a, b)), input, other)
     return r if out is None else write_out(out, r)
 
 
 def ldexp(input, other, *, out=None):
+    require_tensor("ldexp", other)
     r = input * (2.0 ** other.to(D.get_default_dtype() if not input.is_floating_point() else input.dtype)
                  if isinstance(other, Tensor) else 2.0 ** other)
     return r if out is None else write_out(out, r)
@@ -374,11 +377,13 @@ def frexp(input, *, out=None):
 
 
 def nextafter(input, other, *, out=None):
+    require_tensor("nextafter", other)
     r = Nextafter.apply(input, other)
     return r if out is None else write_out(out, r)
 
 
 def dist(input, other, p=2):
+    require_tensor("dist", other)
     return (input - other).norm(p)
 
 
@@ -639,6 +644,7 @@ def _igamma(a, x):
 
 
 def igamma(input, other, *, out=None):
+    require_tensor("igamma", other)
     """Regularised lower incomplete gamma P(a, x) (no gradient w.r.t. a, as in PyTorch)."""
     a, x = promote_to_float(input._data, other._data)
     r = Tensor._make(_igamma(a, x).astype(np.result_type(a, x)))
@@ -646,6 +652,7 @@ def igamma(input, other, *, out=None):
 
 
 def igammac(input, other, *, out=None):
+    require_tensor("igammac", other)
     a, x = promote_to_float(input._data, other._data)
     r = Tensor._make((1 - _igamma(a, x)).astype(np.result_type(a, x)))
     return r if out is None else write_out(out, r)
