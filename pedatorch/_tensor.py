@@ -718,6 +718,10 @@ class Tensor:
 
     @property
     def mT(self):
+        if self._data.ndim == 0:
+            warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+                          UserWarning, stacklevel=2)
+            return self
         if self._data.ndim < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
                                f"{self._data.ndim}-D tensor.")
@@ -729,6 +733,10 @@ class Tensor:
 
     @property
     def mH(self):
+        if self._data.ndim == 0:
+            warnings.warn("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().", UserWarning,
+                          stacklevel=2)
+            return self.conj() if self.is_complex() else self
         return self.mT.conj() if self.is_complex() else self.mT
 
     @property

@@ -334,6 +334,12 @@ BAD = {
     "hypot_number": lambda lib: lib.hypot(lib.ones(2), 1.5),
     "heaviside_number": lambda lib: lib.heaviside(lib.ones(2), 0.5),
     "dist_number": lambda lib: lib.dist(lib.ones(2), 1.5),
+    "addcdiv_number": lambda lib: lib.addcdiv(lib.ones(2), 2.0, lib.ones(2)),
+    "grad_no_inputs": lambda lib: lib.autograd.grad(lib.ones(1, requires_grad=True).sum(), []),
+    "sum_int_dtype_with_grad": lambda lib: lib.ones(1, requires_grad=True).sum(dtype=lib.int64),
+    "cumsum_int_dtype_with_grad": lambda lib: lib.ones(1, requires_grad=True).cumsum(0, dtype=lib.int64),
+    "abs_bool": lambda lib: lib.tensor([True]).abs(),
+    "bce_target_range": lambda lib: lib.nn.functional.binary_cross_entropy(lib.tensor([0.5]), lib.tensor([2.])),
 }
 
 
@@ -346,3 +352,15 @@ def test_bad_input_raises_pytorchs_exception(torch, name):
         caught.append(e.value)
     assert type(caught[0]) is type(caught[1]), caught
     assert str(caught[0]) == str(caught[1])
+
+
+def test_zero_dim_shape_ops_and_empty_chunks(torch):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for lib in (pt, torch):
+            x = lib.tensor(1., requires_grad=True)
+            assert x.transpose(0, -1).grad_fn.name() == "TransposeBackward0"
+            assert x.movedim(0, 0).grad_fn.name() == "AliasBackward0"
+            assert x.mT is x
+            assert [tuple(t.shape) for t in lib.ones(0, 2).chunk(3)] == [(0, 2)] * 3

@@ -128,6 +128,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """The gradients of ``outputs`` w.r.t. ``inputs``, returned (not accumulated into ``.grad``)."""
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
+    if not inputs_t:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and allow_unused is False:

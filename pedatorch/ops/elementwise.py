@@ -676,7 +676,13 @@ def _sign_kernel(x):
 
 
 Sign = _unary("Sign", "SignBackward0", _sign_kernel, _zero_grad, "sign: gradient 0", keep_int=True)
-Abs = _unary("Abs", "AbsBackward0", np.abs, lambda x, o, g: g * x.sgn(), "|x|' = sign(x)", keep_int=True)
+def _abs_kernel(x):
+    if getattr(x, "dtype", None) == np.bool_:  # (x may also be a Python number)
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
+    return np.abs(x)
+
+
+Abs = _unary("Abs", "AbsBackward0", _abs_kernel, lambda x, o, g: g * x.sgn(), "|x|' = sign(x)", keep_int=True)
 Square = None  # square(x) is x ** 2 (PowBackward0), as in PyTorch
 
 
@@ -1361,11 +1367,15 @@ def lerp(input, end, weight, *, out=None):
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    require_tensor("addcmul", tensor1, "tensor1")
+    require_tensor("addcmul", tensor2, "tensor2", 3)
     r = AddCMul.apply(input, tensor1, tensor2, value)
     return r if out is None else write_out(out, r)
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    require_tensor("addcdiv", tensor1, "tensor1")
+    require_tensor("addcdiv", tensor2, "tensor2", 3)
     if tensor1._data.dtype.kind in "iub" and tensor2._data.dtype.kind in "iub":
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release "
                            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "

@@ -22,6 +22,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
+from ..autograd.grad_mode import _state
 from ._util import wrap_dim, wrap_dims, register, write_out, to_float, _type_word
 from .elementwise import where, maximum, minimum, _ip
 from .sorting import (scatter_back, selecting_op, TakeAlong, Flip, Shift, sort, _result, _kernel_op,
@@ -44,11 +45,14 @@ def _restore_dims(grad, in_shape, dims, keepdim):
     return grad.expand(in_shape)
 
 
-def _acc_dtype(x, dtype):
-    """PyTorch sums integers and bools in int64; ``dtype=`` casts before reducing."""
+def _acc_dtype(input, dtype):
+    """PyTorch sums integers and bools in int64; ``dtype=`` casts before reducing (not to an integer
+    dtype while a gradient is being recorded: PyTorch refuses that)."""
     if dtype is not None:
+        if not (dtype.is_floating_point or dtype.is_complex) and input._requires_grad and _state.enabled:
+            raise RuntimeError(f"Autograd not support dtype: {_dtype_word(dtype.np)}")
         return dtype.np
-    if x.dtype.kind in "biu":
+    if input._data.dtype.kind in "biu":
         return np.dtype(np.int64)
     return None
 
@@ -104,7 +108,7 @@ def _dims_arg(dim, ndim):
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if isinstance(dim, D.dtype):  # sum(x, torch.float64)
         dim, dtype = None, dim
-    np_dtype = _acc_dtype(input._data, dtype)
+    np_dtype = _acc_dtype(input, dtype)
     dims = _dims_arg(dim, input._data.ndim)
     if dims is None and not keepdim:
         r = SumAll.apply(input, np_dtype)
@@ -327,7 +331,7 @@ class ProdDim(ArrayFunction):
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """The product of all elements, or along ``dim`` (one int).  Integers and bools multiply in int64."""
-    np_dtype = _acc_dtype(input._data, dtype)
+    np_dtype = _acc_dtype(input, dtype)
     if dim is None:
         r = ProdAll.apply(input, np_dtype)
     else:
@@ -990,13 +994,13 @@ class Cumprod(ArrayFunction):
 
 def cumsum(input, dim, *, dtype=None, out=None):
     """Running sums along ``dim``; integers and bools add up in int64."""
-    r = Cumsum.apply(input, _one_dim(dim, input._data.ndim), _acc_dtype(input._data, dtype))
+    r = Cumsum.apply(input, _one_dim(dim, input._data.ndim), _acc_dtype(input, dtype))
     return r if out is None else write_out(out, r)
 
 
 def cumprod(input, dim, *, dtype=None, out=None):
     """Running products along ``dim``; integers and bools multiply in int64."""
-    r = Cumprod.apply(input, _one_dim(dim, input._data.ndim), _acc_dtype(input._data, dtype))
+    r = Cumprod.apply(input, _one_dim(dim, input._data.ndim), _acc_dtype(input, dtype))
     return r if out is None else write_out(out, r)
 
 

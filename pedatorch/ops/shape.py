@@ -174,7 +174,7 @@ class Transpose(ArrayFunction):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.dims = (d0, d1)
-        return np.swapaxes(x, d0, d1)
+        return np.swapaxes(x, d0, d1) if x.ndim else x.view()  # 0-dim: dim 0 / -1 is allowed, nothing moves
 
     @staticmethod
     def backward(ctx, grad):
@@ -236,6 +236,9 @@ def permute(input, *dims):
 
 def movedim(input, source, destination):
     n = input._data.ndim
+    if n == 0:  # dims 0 / -1 are accepted, and nothing moves: an alias, as in PyTorch
+        wrap_dims(source, n), wrap_dims(destination, n)
+        return Alias.apply(input, (Ellipsis,))
     src = wrap_dims(source, n)
     dst = wrap_dims(destination, n)
     order = [d for d in range(n) if d not in src]
@@ -614,8 +617,9 @@ def chunk(input, chunks, dim=0):
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d]
-    step = -(-size // chunks) if size else 1
-    return split(input, step, d)
+    if size == 0:  # an empty dim gives ``chunks`` empty pieces
+        return split(input, [0] * chunks, d)
+    return split(input, -(-size // chunks), d)
 
 
 def tensor_split(input, indices_or_sections, dim=0):

@@ -695,6 +695,8 @@ class BinaryCrossEntropy(ArrayFunction):
             raise _not_implemented("binary_cross_entropy", x.dtype)
         if not np.all((x >= 0) & (x <= 1)):
             raise RuntimeError("all elements of input should be between 0 and 1")
+        if not np.all((y >= 0) & (y <= 1)):
+            raise RuntimeError("all elements of target should be between 0 and 1")
         with np.errstate(divide="ignore", invalid="ignore"):
             loss = ((y - 1) * np.maximum(np.log(1 - x), -100) - y * np.maximum(np.log(x), -100)).astype(x.dtype)
         if weight is not None:
