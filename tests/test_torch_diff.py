@@ -364,3 +364,60 @@ def test_zero_dim_shape_ops_and_empty_chunks(torch):
             assert x.movedim(0, 0).grad_fn.name() == "AliasBackward0"
             assert x.mT is x
             assert [tuple(t.shape) for t in lib.ones(0, 2).chunk(3)] == [(0, 2)] * 3
+
+
+# -- 10. grad_fn names --------------------------------------------------------------------------------
+NODE_NAMES = {
+    "div_floor": lambda lib, x: x.div(2, rounding_mode="floor"),
+    "div_trunc_tensor": lambda lib, x: lib.div(x, lib.tensor([2., 3.]), rounding_mode="trunc"),
+    "round_decimals": lambda lib, x: lib.round(x, decimals=1),
+    "rsub_tensor": lambda lib, x: lib.rsub(x, x),
+    "rsub_number": lambda lib, x: lib.rsub(x, 2),
+    "ldexp": lambda lib, x: lib.ldexp(x, lib.tensor([1, 2])),
+    "copysign_number": lambda lib, x: lib.copysign(x, -1.),
+    "sum_empty_dims": lambda lib, x: x.sum([]),
+    "nansum": lambda lib, x: x.nansum(),
+    "nansum_dim": lambda lib, x: x.nansum(0),
+    "dist": lambda lib, x: lib.dist(x, x * 2),
+    "xlogy_number": lambda lib, x: lib.xlogy(x, 3.),
+}
+
+
+@pytest.mark.parametrize("name", list(NODE_NAMES))
+def test_grad_fn_names_and_gradients(torch, name):
+    def run(lib):
+        x = lib.tensor([1.5, -2.25], dtype=lib.float64, requires_grad=True)
+        y = NODE_NAMES[name](lib, x)
+        y.sum().backward()
+        return y.grad_fn.name(), y, x.grad
+    (n1, y1, g1), (n2, y2, g2) = both(torch, run)
+    assert n1 == n2
+    assert_close(y1, y2)
+    assert_close(g1, g2)
+
+
+def test_rsub_of_two_tensors_differentiates_both(torch):
+    def run(lib):
+        a, b = lib.tensor([1., 2.], requires_grad=True), lib.tensor([3., 4.], requires_grad=True)
+        lib.rsub(a, b, alpha=2).sum().backward()
+        return a.grad, b.grad
+    for x, y in zip(*both(torch, run)):
+        assert_close(x, y)
+
+
+def test_integer_powers_with_negative_tensor_exponents(torch):
+    cases = [lambda lib: lib.tensor([2, 1, -1, -1, 0, 3]) ** lib.tensor([-1, -3, -3, -2, -1, 0]),
+             lambda lib: 2 ** lib.tensor([-1, 2]), lambda lib: lib.pow(2, lib.tensor([-1, 2], dtype=lib.int8))]
+    for fn in cases:
+        assert_close(*both(torch, fn))
+    for lib in (pt, torch):
+        with pytest.raises(RuntimeError, match="Integers to negative integer powers"):
+            lib.tensor([2]) ** -1
+
+
+def test_ldexp_with_a_negative_integer_exponent_follows_pytorchs_formula(torch):
+    def run(lib):
+        x = lib.tensor([-0.5, 2.0], dtype=lib.float64, requires_grad=True)
+        lib.ldexp(x, lib.tensor([-4, 1], dtype=lib.int8)).sum().backward()
+        return x.grad
+    assert_close(*both(torch, run))

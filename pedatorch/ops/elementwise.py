@@ -78,7 +78,13 @@ class Rsub(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return (-grad if ctx.alpha == 1 else grad * -ctx.alpha), None
+        ga = -grad if ctx.alpha == 1 else grad * -ctx.alpha
+        return ga, (grad if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1] else None)
+
+
+class RsubTensor(Rsub):
+    """``rsub(tensor, tensor)``: out = b - alpha * a;  da = -alpha * grad,  db = grad"""
+    node_name = "RsubBackward0"
 
 
 def _no_bool_sub(a, b):
@@ -143,6 +149,11 @@ class Div(ArrayFunction):
         return ga, gb
 
 
+class DivRounded(Div):
+    """``div(a, b, rounding_mode='trunc' | 'floor')``: gradient 0"""
+    node_name = "DivBackward2"
+
+
 def _rounded_div(a, b, mode):
     kind = np.result_type(a, b).kind
     if mode == "trunc":
@@ -194,6 +205,17 @@ class Pow(ArrayFunction):
         return grad * (a ** (p - 1) * p), None
 
 
+def _int_power(a, b):
+    """Integer a ** b with a tensor exponent, as PyTorch computes it: a negative exponent gives 1 where
+    a == 1, +-1 where a == -1 (by b's parity) and 0 elsewhere (numpy refuses negative integer powers)."""
+    neg = np.asarray(b < 0)
+    if not neg.any():
+        return np.power(a, b)
+    out = np.power(a, np.where(neg, 0, b))
+    at_neg = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 0, 1, -1), 0))
+    return np.where(neg, at_neg, out).astype(out.dtype)
+
+
 class PowTensor(ArrayFunction):
     """out = a ** b (both tensors);   da = grad * b * a**(b-1),  db = grad * out * log(a)"""
     node_name = "PowBackward1"
@@ -201,10 +223,11 @@ class PowTensor(ArrayFunction):
     @staticmethod
     def forward(ctx, a, b):
         a2, b2 = promote(a, b)
-        if a2.dtype.kind in "iu" and np.any(np.asarray(b2) < 0):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.power(a2, b2)
+        if a2.dtype.kind in "iu":
+            out = _int_power(a2, b2)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out = np.power(a2, b2)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -225,9 +248,7 @@ class RPow(ArrayFunction):
     @staticmethod
     def forward(ctx, b, s):
         s2, b2 = promote(s, b)
-        if b2.dtype.kind in "iu" and np.any(b2 < 0):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-        out = np.power(s2, b2)
+        out = _int_power(s2, b2) if b2.dtype.kind in "iu" else np.power(s2, b2)
         ctx.save_for_backward(out)
         ctx.s = s
         return out
@@ -744,7 +765,12 @@ class Round(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return grad * 0, None
+
+
+class RoundDecimals(Round):
+    """``round(x, decimals=n)``"""
+    node_name = "RoundBackward1"
 
 
 class Clamp(ArrayFunction):
@@ -1105,7 +1131,7 @@ subtract = sub
 
 
 def rsub(input, other, *, alpha=1):
-    return Rsub.apply(input, other, alpha)
+    return (RsubTensor if isinstance(other, Tensor) else Rsub).apply(input, other, alpha)
 
 
 def mul(input, other, *, out=None):
@@ -1128,7 +1154,7 @@ def div(input, other, *, rounding_mode=None, out=None):
         if rounding_mode not in ("trunc", "floor"):
             raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                                f"'{rounding_mode}'")
-        r = Div.apply(input, other, rounding_mode)
+        r = DivRounded.apply(input, other, rounding_mode)
     return r if out is None else write_out(out, r)
 
 
@@ -1298,7 +1324,7 @@ def imag(input):
 
 
 def round(input, *, decimals=0, out=None):
-    r = Round.apply(input, decimals) if decimals else Round.apply(input)
+    r = RoundDecimals.apply(input, decimals) if decimals else Round.apply(input)
     return r if out is None else write_out(out, r)
 
 

@@ -23,7 +23,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
-from ._util import wrap_dim, wrap_dims, register, write_out, to_float, _type_word
+from ._util import wrap_dim, wrap_dims, register, write_out, to_float, _type_word, promote
 from .elementwise import where, maximum, minimum, _ip
 from .sorting import (scatter_back, selecting_op, TakeAlong, Flip, Shift, sort, _result, _kernel_op,
                       _check_dim)
@@ -110,7 +110,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         dim, dtype = None, dim
     np_dtype = _acc_dtype(input, dtype)
     dims = _dims_arg(dim, input._data.ndim)
-    if dims is None and not keepdim:
+    if dim is None and not keepdim:   # (sum(x, dim=[]) also reduces every dim, but records SumBackward1)
         r = SumAll.apply(input, np_dtype)
     else:
         if dims is None:
@@ -119,9 +119,30 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return r if out is None else write_out(out, r)
 
 
+class Nansum(ArrayFunction):
+    """out = the sum of the non-NaN elements over dims;  dx = grad expanded back, 0 where x is NaN"""
+    node_name = "NansumBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, np_dtype):
+        ctx.save_for_backward(x)
+        ctx.dims, ctx.keepdim = dims, keepdim
+        return _accumulate(np.nansum, x, np_dtype, axis=dims, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        g = _restore_dims(grad, x.shape, ctx.dims, ctx.keepdim)
+        return g * x.isnan().logical_not(), None, None, None  # (a product, as PyTorch's formula)
+
+
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    x = input.nan_to_num(0.0, float("inf"), float("-inf")) if input.is_floating_point() else input
-    return sum(x, dim, keepdim, dtype=dtype, out=out)
+    if not input.is_floating_point():
+        return sum(input, dim, keepdim, dtype=dtype, out=out)
+    dims = _dims_arg(dim, input._data.ndim)
+    r = Nansum.apply(input, tuple(range(input._data.ndim)) if dims is None else dims, bool(keepdim),
+                     _acc_dtype(input, dtype))
+    return r if out is None else write_out(out, r)
 
 
 class Mean(ArrayFunction):
@@ -714,24 +735,7 @@ class VectorNorm(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, p, dims, keepdim):
-        a = np.abs(x)
-        like = a
-        a = to_opmath(a)  # float16/bfloat16 add up in float32
-        kw = dict(axis=dims, keepdims=keepdim)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            if p == 0:
-                out = np.sum(a != 0, **kw).astype(a.dtype)
-            elif p == _INF:
-                out = np.max(a, **kw)
-            elif p == -_INF:
-                out = np.min(a, **kw)
-            elif p == 1:
-                out = np.sum(a, **kw)
-            elif p == 2:
-                out = np.sqrt(np.sum(a * a, **kw))
-            else:
-                out = np.power(np.sum(np.power(a, p), **kw), 1.0 / p)
-        out = np.asarray(out).astype(like.dtype, copy=False)
+        out = _vector_norm_kernel(x, p, dims, keepdim)
         ctx.save_for_backward(x, out)
         ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
         return out
@@ -739,23 +743,70 @@ class VectorNorm(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, norm = ctx.saved_tensors
-        p, dims = ctx.p, ctx.dims
-        g, n = _keep(grad, dims, ctx.keepdim), _keep(norm, dims, ctx.keepdim)
-        if p == 0:  # piecewise constant: PyTorch returns no gradient at all (x.grad stays None)
-            return None, None, None, None
-        if p == 1:
-            return x.sgn() * g, None, None, None
-        if p == 2:
-            return x * where(n == 0, 0.0, g / n), None, None, None
-        if p == _INF or p == -_INF:
-            xa = x.abs()
-            mask = (xa == n).logical_or(xa.isnan())
-            return x.sgn() * ((g / mask.sum(dims, keepdim=True)) * mask), None, None, None
-        if p < 1:
-            scaled = x.sgn() * where(x == 0, 0.0, x.abs() ** (p - 1))
-            return scaled * g * n ** (1 - p), None, None, None
-        scaled = x.sgn() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
-        return scaled * where(n == 0, 0.0, g / n ** (p - 1)), None, None, None
+        return _vector_norm_grad(grad, x, norm, ctx.p, ctx.dims, ctx.keepdim), None, None, None
+
+
+def _vector_norm_kernel(x, p, dims, keepdim):
+    """(sum |x|^p)^(1/p) over dims on arrays; float16/bfloat16 add up in float32."""
+    a = np.abs(x)
+    like = a
+    a = to_opmath(a)
+    kw = dict(axis=dims, keepdims=keepdim)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        if p == 0:
+            out = np.sum(a != 0, **kw).astype(a.dtype)
+        elif p == _INF:
+            out = np.max(a, **kw)
+        elif p == -_INF:
+            out = np.min(a, **kw)
+        elif p == 1:
+            out = np.sum(a, **kw)
+        elif p == 2:
+            out = np.sqrt(np.sum(a * a, **kw))
+        else:
+            out = np.power(np.sum(np.power(a, p), **kw), 1.0 / p)
+    return np.asarray(out).astype(like.dtype, copy=False)
+
+
+def _vector_norm_grad(grad, x, norm, p, dims, keepdim):
+    """The p-norm's gradient (see VectorNorm); None for p = 0 (PyTorch gives no gradient at all)."""
+    g, n = _keep(grad, dims, keepdim), _keep(norm, dims, keepdim)
+    if p == 0:  # piecewise constant
+        return None
+    if p == 1:
+        return x.sgn() * g
+    if p == 2:
+        return x * where(n == 0, 0.0, g / n)
+    if p == _INF or p == -_INF:
+        xa = x.abs()
+        mask = (xa == n).logical_or(xa.isnan())
+        return x.sgn() * ((g / mask.sum(dims, keepdim=True)) * mask)
+    if p < 1:
+        scaled = x.sgn() * where(x == 0, 0.0, x.abs() ** (p - 1))
+        return scaled * g * n ** (1 - p)
+    scaled = x.sgn() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
+    return scaled * where(n == 0, 0.0, g / n ** (p - 1))
+
+
+class Dist(ArrayFunction):
+    """out = ||a - b||_p (a and b broadcast);  da = the p-norm's gradient at a - b,  db = -da"""
+    node_name = "DistBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, p):
+        a, b = promote(a, b)
+        out = _vector_norm_kernel(a - b, p, None, False)
+        ctx.save_for_backward(a, b, out)
+        ctx.p = p
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, norm = ctx.saved_tensors
+        g = _vector_norm_grad(grad, a - b, norm, ctx.p, None, False)
+        if g is None:
+            return None, None, None
+        return g, -g, None
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):

@@ -197,7 +197,13 @@ class Copysign(ArrayFunction):
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
         w = Tensor._make(np.where(a._data == 0, 0.0, np.sign(a._data) * np.sign(out._data)).astype(out._data.dtype))
-        return grad * w, None
+        gb = grad * 0 if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1] else None  # PyTorch: zeros
+        return grad * w, gb
+
+
+class CopysignScalar(Copysign):
+    """``copysign(tensor, number)``"""
+    node_name = "CopysignBackward1"
 
 
 class LogAddExp2(ArrayFunction):
@@ -292,7 +298,7 @@ def i0(input, *, out=None):
 
 
 def copysign(input, other, *, out=None):
-    r = Copysign.apply(input, other)
+    r = (Copysign if isinstance(other, Tensor) else CopysignScalar).apply(input, other)
     return r if out is None else write_out(out, r)
 
 
@@ -361,10 +367,29 @@ def lcm(input, other, *, out=None):
     return r if out is None else write_out(out, r)
 
 
+class Ldexp(ArrayFunction):
+    """out = x * 2**e (in x's float dtype);  dx = grad * 2**e,  de = grad * out * ln 2"""
+    node_name = "LdexpBackward0"
+
+    @staticmethod
+    def forward(ctx, x, e):
+        dt = x.dtype if x.dtype.kind in "fcV" else D.get_default_dtype().np
+        out = (x.astype(dt) * np.power(2.0, e.astype(dt))).astype(dt)
+        ctx.save_for_backward(x, e)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, e = ctx.saved_tensors   # (the inputs, so that double backward differentiates through them)
+        need = ctx.needs_input_grad
+        scale = 2 ** e  # PyTorch's formula, pow(2, e): in e's dtype, so an integer e < 0 gives 0
+        scale = scale if scale.is_floating_point() else scale.to(grad.dtype)
+        return (grad * scale if need[0] else None), (grad * x * scale * math.log(2) if need[1] else None)
+
+
 def ldexp(input, other, *, out=None):
     require_tensor("ldexp", other)
-    r = input * (2.0 ** other.to(D.get_default_dtype() if not input.is_floating_point() else input.dtype)
-                 if isinstance(other, Tensor) else 2.0 ** other)
+    r = Ldexp.apply(input, other)
     return r if out is None else write_out(out, r)
 
 
@@ -384,7 +409,8 @@ def nextafter(input, other, *, out=None):
 
 def dist(input, other, p=2):
     require_tensor("dist", other)
-    return (input - other).norm(p)
+    from .reduction import Dist
+    return Dist.apply(input, other, float(p))
 
 
 def is_same_size(input, other):
