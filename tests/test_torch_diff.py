@@ -421,3 +421,17 @@ def test_ldexp_with_a_negative_integer_exponent_follows_pytorchs_formula(torch):
         lib.ldexp(x, lib.tensor([-4, 1], dtype=lib.int8)).sum().backward()
         return x.grad
     assert_close(*both(torch, run))
+
+
+def test_smaller_classes_of_issue_9(torch):
+    def run(lib):
+        x = lib.tensor(0.7, dtype=lib.float64)
+        hess = lib.autograd.functional.hessian(lambda t: lib.i0(t), x)            # i0 twice differentiable
+        a, b = lib.tensor([0.], requires_grad=True), lib.tensor([0.], requires_grad=True)
+        lib.atan2(a, b).sum().backward()                                         # 0, not NaN, at (0, 0)
+        top = lib.topk(lib.tensor(1.), 0)                                        # a 0-dim tensor's top
+        ce = lib.nn.functional.cross_entropy(lib.ones(3), lib.tensor([0]))      # 1-D input, 1-element target
+        return hess, a.grad, b.grad, top.values, top.indices, lib.logcumsumexp(lib.tensor(1.5), 0), ce
+    for x, y in zip(*both(torch, run)):
+        assert_close(x, y)
+    assert pt.autograd.gradgradcheck(pt.i0, (pt.tensor([0.3, 1.5], dtype=pt.float64, requires_grad=True),))

@@ -353,7 +353,8 @@ class Atan2(ArrayFunction):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         r = a * a + b * b
-        return grad * b / r, -grad * a / r
+        recip = where(r == 0, 0.0, r.reciprocal())  # at (0, 0) PyTorch's gradient is 0, not NaN
+        return grad * b * recip, grad * -a * recip
 
 
 class Maximum(ArrayFunction):

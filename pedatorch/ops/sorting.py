@@ -327,6 +327,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     n = x.shape[d] if x.ndim else 1
     if not isinstance(k, numbers.Integral) or not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
+    if x.ndim == 0:  # a 0-dim tensor is its own top element, for k = 0 as for k = 1 (as in PyTorch)
+        k = 1
     return _result("topk", TopK.apply(input, int(k), d, bool(largest)), out)
 
 

@@ -13,7 +13,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import promote, to_float, write_out, register, promote_to_float, require_tensor
-from .elementwise import _not_implemented_name
+from .elementwise import _not_implemented_name, where
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "copysign", "heaviside", "gcd", "lcm", "ldexp",
            "frexp", "logaddexp2", "nextafter", "angle", "dist", "is_same_size", "is_nonzero", "bincount",
@@ -165,7 +165,23 @@ class I0(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        return grad * Tensor._make(_float_out(_i1, x._data))
+        return grad * I1.apply(x)  # an op of its own, so double backward goes on through i1
+
+
+class I1(ArrayFunction):
+    """i1(x)' = i0(x) - i1(x) / x  (1/2 at x = 0)"""
+    node_name = "SpecialI1Backward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        out = _float_out(_i1, x)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, out = ctx.saved_tensors
+        return grad * where(x == 0, 0.5, I0.apply(x) - out / x)
 
 
 def _i1(x):
@@ -248,7 +264,7 @@ class LogCumSumExp(ArrayFunction):
         m = np.max(x, axis=dim, keepdims=True) if x.size else x
         m = np.where(np.isfinite(m), m, 0)
         with np.errstate(divide="ignore"):
-            out = np.log(np.cumsum(np.exp(x - m), axis=dim)) + m
+            out = (np.log(np.cumsum(np.exp(x - m), axis=dim)) + m).reshape(x.shape)  # (0-dim stays 0-dim)
         ctx.save_for_backward(x, out)
         ctx.dim = dim
         return out
@@ -294,6 +310,12 @@ def mvlgamma(input, p, *, out=None):
 
 def i0(input, *, out=None):
     r = I0.apply(input)
+    return r if out is None else write_out(out, r)
+
+
+def i1(input, *, out=None):
+    """The modified Bessel function of the first kind of order 1 (``torch.special.i1``)."""
+    r = I1.apply(input)
     return r if out is None else write_out(out, r)
 
 

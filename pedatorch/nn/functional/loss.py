@@ -569,8 +569,10 @@ def _nll_loss_nd(input, target, weight, reduction, ignore_index):
         tb = target.shape[0] if target.dim() > 0 else 0
         if input.shape[0] != tb:
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({tb}).")
-    if input.dim() == 1 and target.dim() == 1 and target.shape[0] != 1:
-        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+    if input.dim() == 1 and target.dim() == 1:
+        if target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+        target = target.reshape(())  # one unbatched sample (PyTorch computes this loss, then its backward fails)
     if input.dim() <= 2:
         return _nll_loss(input, target, weight, reduction, ignore_index)
     if input.dim() == 4:
