@@ -435,3 +435,13 @@ def test_smaller_classes_of_issue_9(torch):
     for x, y in zip(*both(torch, run)):
         assert_close(x, y)
     assert pt.autograd.gradgradcheck(pt.i0, (pt.tensor([0.3, 1.5], dtype=pt.float64, requires_grad=True),))
+
+
+def test_layout_of_new_results(torch):
+    """cat and softmax give contiguous results; flip keeps its input's memory layout (as PyTorch)."""
+    def run(lib):
+        nc = lib.arange(24.).reshape(2, 3, 4).permute(2, 0, 1)
+        return (lib.cat([nc, nc]).stride(), lib.softmax(nc, 0).stride(), lib.log_softmax(nc, 1).stride(),
+                nc.flip(0).stride(), nc.transpose(0, 1).clone().stride())
+    ours, theirs = both(torch, run)
+    assert ours == theirs

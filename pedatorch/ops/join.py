@@ -18,8 +18,9 @@ class Cat(ArrayFunction):
         ctx.sizes = [a.shape[dim] if a.ndim > dim else 0 for a in arrays]
         ctx.shapes = [a.shape for a in arrays]
         dt = result_np_dtype(*arrays)
-        return np.concatenate([a.astype(dt, copy=False) for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]
-                              or [arrays[0]], axis=dim)
+        out = np.concatenate([a.astype(dt, copy=False) for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]
+                             or [arrays[0]], axis=dim)
+        return out if out.flags.c_contiguous else out.copy()  # PyTorch's cat result is contiguous
 
     @staticmethod
     def backward(ctx, grad):

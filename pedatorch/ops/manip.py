@@ -49,7 +49,7 @@ class Flip(ArrayFunction):
         ctx.dims = dims
         if not dims or x.ndim == 0:
             return x.copy()
-        return np.flip(x, dims).copy()
+        return np.flip(x, dims).copy(order="K")  # a copy in x's memory layout, as PyTorch's
 
     @staticmethod
     def backward(ctx, grad):

@@ -25,7 +25,8 @@ from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
 from ._util import wrap_dim, wrap_dims, register, write_out, to_float, _type_word, promote
 from .elementwise import where, maximum, minimum, _ip
-from .sorting import (scatter_back, selecting_op, TakeAlong, Flip, Shift, sort, _result, _kernel_op,
+from .manip import Flip
+from .sorting import (scatter_back, selecting_op, TakeAlong, Shift, sort, _result, _kernel_op,
                       _check_dim)
 from .._dtype import is_inexact_np, opmath_np, to_opmath
 
@@ -889,13 +890,18 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     return r if out is None else write_out(out, r)
 
 
+def _c_order(x):
+    """``x`` in C order (PyTorch's softmax makes its input contiguous, so its result is)."""
+    return x if x.flags.c_contiguous else x.copy()
+
+
 class Softmax(ArrayFunction):
     """out = exp(x - max) / sum(exp(x - max)) along dim;  dx = out * (grad - sum(grad * out))"""
     node_name = "SoftmaxBackward0"
 
     @staticmethod
     def forward(ctx, x, dim):
-        xf = to_opmath(x)
+        xf = to_opmath(_c_order(x))
         axis = dim if x.ndim else None
         if x.size == 0:
             out = x.copy()
@@ -919,7 +925,7 @@ class LogSoftmax(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dim):
-        xf = to_opmath(x)
+        xf = to_opmath(_c_order(x))
         axis = dim if x.ndim else None
         if x.size == 0:
             out = x.copy()

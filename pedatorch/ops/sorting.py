@@ -9,7 +9,7 @@ Also the pieces the value-selecting reductions share (``max(dim)``, ``median``,
   (numpy's ``take_along_axis``), and the reverse: add a gradient back at those
   indices.  Every "pick some elements" op has the same backward: the gradient of
   each picked value goes to the element it was picked from.
-- ``Flip`` and ``Shift``: small differentiable helpers used by ``cumsum``/``cumprod``/``prod``.
+- ``Shift``: a small differentiable helper used by ``cumprod``/``prod``.
 
 Tie-breaking: sorts are stable (equal values keep their original order, NaN is
 the largest value), which is what PyTorch's CPU kernels give for ``stable=True``.
@@ -139,20 +139,6 @@ def scatter_back(grad, idx, dim, shape):
     full = shape if len(shape) else (1,)
     r = PutAlong.apply(grad, idx, dim, full)
     return r if len(shape) else r.reshape(())
-
-
-class Flip(ArrayFunction):
-    """out = x reversed along dims (a copy);  dx = grad reversed back"""
-    node_name = "FlipBackward0"
-
-    @staticmethod
-    def forward(ctx, x, dims):
-        ctx.dims = dims
-        return np.flip(x, dims).copy() if x.ndim else x.copy()
-
-    @staticmethod
-    def backward(ctx, grad):
-        return Flip.apply(grad, ctx.dims), None
 
 
 class Shift(ArrayFunction):
