@@ -29,6 +29,7 @@ from .ops.sorting import *  # noqa: F401,F403
 from .ops.manip import *  # noqa: F401,F403
 from .ops.special import *  # noqa: F401,F403
 from . import linalg  # noqa: E402
+from . import special  # noqa: E402,F401
 from .ops import linalg_legacy as _linalg_legacy  # noqa: F401
 from .ops.linalg_legacy import *  # noqa: F401,F403
 from . import autograd

@@ -16,7 +16,7 @@ from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
 from ._util import (promote, to_float, write_out, register, is_number, _type_word, checked_int, result_np_dtype,
                     promote_to_float, require_tensor)
-from .._dtype import is_float_np
+from .._dtype import is_float_np, to_opmath
 
 __all__ = []  # filled by _export
 
@@ -514,8 +514,11 @@ def _unary(name, node_name, kernel, derivative, doc, keep_int=False):
 
     def forward(ctx, x):
         xx = x if keep_int else to_float(x)
+        wide = to_opmath(xx)  # float16/bfloat16 compute in float32 and round once, as PyTorch's kernels
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = kernel(xx)
+            out = kernel(wide)
+        if wide is not xx:
+            out = np.asarray(out).astype(xx.dtype)
         ctx.save_for_backward(x if saves in ("x", "both") else None, out if saves in ("out", "both") else None)
         return out
 
