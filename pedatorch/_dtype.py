@@ -124,9 +124,9 @@ def opmath_np(npdt):
 
 def to_opmath(a):
     """An array in the dtype PyTorch computes it in: float16/bfloat16 as float32 (a copy), anything
-    else (and None) as it is.  Kernels widen their inputs with it and round their result once."""
-    if a is None:
-        return None
+    else (None, a Python number) as it is.  Kernels widen their inputs with it and round their result once."""
+    if not hasattr(a, "dtype"):  # None, or a Python number
+        return a
     dt = opmath_np(a.dtype)
     return a if dt is a.dtype else a.astype(dt)
 
