@@ -1327,8 +1327,9 @@ def imag(input):
     return Imag.apply(input)
 
 
-def round(input, *, decimals=0, out=None):
-    r = RoundDecimals.apply(input, decimals) if decimals else Round.apply(input)
+def round(input, *, decimals=None, out=None):
+    # decimals= given at all (even 0) is PyTorch's other overload: RoundBackward1
+    r = Round.apply(input) if decimals is None else RoundDecimals.apply(input, decimals)
     return r if out is None else write_out(out, r)
 
 
