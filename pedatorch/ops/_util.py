@@ -47,14 +47,11 @@ def promote_to_float(a, b):
     """``promote`` for float-valued binary ops (atan2, logaddexp, copysign, igamma, ...): the common
     dtype first, then the default float if it is integral (int with float16 is float16; casting each
     operand to float first would give float32)."""
-    a, b = promote(a, b)
-    for x in (a, b):
-        if hasattr(x, "dtype") and not isinstance(x, np.generic):
-            if is_inexact_np(x.dtype):
-                return a, b
-            dt = D.get_default_dtype().np
-            return cast(a, dt), cast(b, dt)
-    return a, b
+    a, b = promote(a, b)   # (bool with a float may come back unchanged: numpy promotes that itself)
+    arrays = [x for x in (a, b) if hasattr(x, "dtype") and not isinstance(x, np.generic)]
+    floats = [x.dtype for x in arrays if is_inexact_np(x.dtype)]
+    dt = floats[0] if floats else D.get_default_dtype().np
+    return cast(a, dt), cast(b, dt)
 
 
 def result_np_dtype(*operands):
