@@ -42,7 +42,7 @@ from .autograd.function import ArrayFunction
 from .ops._util import promote, promote_to_float, to_float, write_out, require_tensor, is_number, _type_word
 from .ops.elementwise import (where, RoundDecimals, _erf, sigmoid as expit, logit, erf, erfc, erfinv, exp2, expm1,
                               log1p, sinc, xlogy)
-from .ops.special import (_lgamma, _float_out, _i1, _igamma_series, _igammac_cf, _BERN, I1, lgamma as gammaln,
+from .ops.special import (_lgamma, _float_out, _i1, _igamma_series, _igammac_cf, _BERN, lgamma as gammaln,
                           digamma, polygamma, i0, i1)
 from .ops.reduction import logsumexp, softmax as _softmax, log_softmax as _log_softmax
 
@@ -205,7 +205,7 @@ def _i1e(x):
     with np.errstate(over="ignore", invalid="ignore"):
         out = np.where(small, _i1(np.where(small, ax, 0)) * np.exp(-ax), _scaled_bessel_i_large(1, ax))
     out = np.where(ax == np.inf, 0.0, out)
-    return np.copysign(out, x)
+    return np.where(x < 0, -out, out)          # (i1e(-0.) is +0. in PyTorch, i1e(-inf) is -0.)
 
 
 def _bessel_j(n, x):
@@ -253,7 +253,7 @@ def _bessel_j(n, x):
 
     out = np.where(ax < 1, series, np.where(small, integral, large))
     out = np.where(np.isnan(x), x, out)
-    return np.where(x < 0, -out, out) if n == 1 else out     # J0 is even, J1 odd
+    return np.where(np.signbit(x), -out, out) if n == 1 else out     # J0 is even, J1 odd (J1(-0.) = -0.)
 
 
 def _zeta(x, q):
@@ -457,7 +457,7 @@ class XLog1py(ArrayFunction):
     @staticmethod
     def forward(ctx, x, y):
         xs, ys = promote_to_float(x, y)
-        dt = (xs if hasattr(xs, "dtype") else ys).dtype
+        dt = np.result_type(*(v for v in (xs, ys) if hasattr(v, "dtype")))   # (bool with float: the float)
         # a Python number is saved as an array, so that backward reads both sides alike
         ctx.save_for_backward(x if hasattr(x, "dtype") else np.asarray(xs, dt),
                               y if hasattr(y, "dtype") else np.asarray(ys, dt))
@@ -470,7 +470,7 @@ class XLog1py(ArrayFunction):
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
         need = ctx.needs_input_grad
-        gx = grad * XLog1py.apply(x != 0, y) if need[0] else None
+        gx = grad * XLog1py.apply((x != 0).to(grad.dtype), y) if need[0] else None
         gy = grad * x / (y + 1) if len(need) > 1 and need[1] else None
         return gx, gy
 
@@ -522,10 +522,11 @@ class ZetaScalarOther(Zeta):
 def _incomplete_gamma_forward(ctx, a, x, kernel, kernel_name):
     """P or Q in the promoted dtype of (a, x), which must be floating (PyTorch has no integer kernel)."""
     a2, x2 = promote(a, x)
-    if not is_float_np(a2.dtype):
-        raise NotImplementedError(f"\"{kernel_name}_cpu\" not implemented for '{_type_word(a2.dtype)}'")
+    dt = np.result_type(a2, x2)                       # (promote leaves bool with float as it is)
+    if not is_float_np(dt):
+        raise NotImplementedError(f"\"{kernel_name}_cpu\" not implemented for '{_type_word(dt)}'")
     ctx.save_for_backward(a, x)
-    return kernel(a2.astype(np.float64), x2.astype(np.float64)).astype(a2.dtype)
+    return kernel(a2.astype(np.float64), x2.astype(np.float64)).astype(dt)
 
 
 def _incomplete_gamma_density(ctx, kernel_name):

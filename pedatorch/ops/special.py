@@ -17,7 +17,7 @@ from .elementwise import _not_implemented_name, where
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "copysign", "heaviside", "gcd", "lcm", "ldexp",
            "frexp", "logaddexp2", "nextafter", "angle", "dist", "is_same_size", "is_nonzero", "bincount",
-           "logcumsumexp", "cov", "corrcoef", "renorm", "special"]
+           "logcumsumexp", "cov", "corrcoef", "renorm"]
 
 # ---------------------------------------------------------------- kernels
 
@@ -508,27 +508,6 @@ def renorm(input, p, dim, maxnorm):
     norms = input.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p) if others else input.abs()
     scale = (maxnorm / (norms + 1e-7)).clamp(max=1.0)
     return input * scale
-
-
-class _Special:
-    """``pedatorch.special``: the functions PyTorch also offers under torch.special."""
-
-    def __getattr__(self, name):
-        import pedatorch
-        table = {"gammaln": lgamma, "digamma": digamma, "psi": digamma, "polygamma": polygamma,
-                 "multigammaln": mvlgamma, "i0": i0, "expit": pedatorch.sigmoid, "logit": pedatorch.logit,
-                 "erf": pedatorch.erf, "erfc": pedatorch.erfc, "erfinv": pedatorch.erfinv,
-                 "exp2": pedatorch.exp2, "expm1": pedatorch.expm1, "log1p": pedatorch.log1p,
-                 "xlogy": pedatorch.xlogy, "sinc": pedatorch.sinc, "round": pedatorch.round,
-                 "logsumexp": getattr(pedatorch, "logsumexp", None), "softmax": getattr(pedatorch, "softmax", None),
-                 "log_softmax": getattr(pedatorch, "log_softmax", None)}
-        fn = table.get(name)
-        if fn is None:
-            raise AttributeError(f"module 'pedatorch.special' has no attribute '{name}'")
-        return fn
-
-
-special = _Special()
 
 
 def _ip(fn):
