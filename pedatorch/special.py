@@ -40,10 +40,10 @@ from ._tensor import Tensor
 from ._dtype import to_opmath, is_float_np
 from .autograd.function import ArrayFunction
 from .ops._util import promote, promote_to_float, to_float, write_out, require_tensor, is_number, _type_word
-from .ops.elementwise import (where, RoundDecimals, _erf, sigmoid as expit, logit, erf, erfc, erfinv, exp2, expm1,
+from .ops.elementwise import (where, RoundDecimals, _erf, _erfc, _erfcx, sigmoid as expit, logit, erf, erfc, erfinv, exp2, expm1,
                               log1p, sinc, xlogy)
-from .ops.special import (_lgamma, _float_out, _i1, _igamma_series, _igammac_cf, _BERN, lgamma as gammaln,
-                          digamma, polygamma, i0, i1)
+from .ops.special import (Gammainc, Gammaincc, mvlgamma, _lgamma, _float_out, _i1, _BERN, lgamma as gammaln, digamma,
+                          polygamma, i0, i1)
 from .ops.reduction import logsumexp, softmax as _softmax, log_softmax as _log_softmax
 
 psi = digamma
@@ -93,54 +93,6 @@ def _nondifferentiable(kernel, input):
 
 
 # ====================================================================== kernels (float64 arrays)
-
-def _weideman_coefficients(n=40):
-    """The coefficients a_1..a_n of Weideman's series for erfcx (SIAM J. Numer. Anal. 31, 1994).
-
-    With L = (n / sqrt 2)^(1/2) the substitution t = L tan(theta / 2) maps the real line onto a
-    circle, where exp(-t²)(L² + t²) is smooth and periodic: its Fourier coefficients (one FFT here,
-    once at import) decay fast, and 40 of them give erfcx to about 1e-16.
-    """
-    m = 2 * n
-    k = np.arange(-m + 1, m)
-    L = math.sqrt(n / math.sqrt(2))
-    t = L * np.tan(k * math.pi / m / 2)
-    f = np.concatenate([[0.0], np.exp(-t * t) * (L * L + t * t)])
-    a = np.real(np.fft.fft(np.fft.fftshift(f))) / (2 * m)
-    return a[n:0:-1].copy(), L     # highest power first, for np.polyval
-
-
-_WEIDEMAN, _WEIDEMAN_L = _weideman_coefficients()
-
-
-def _erfcx(x):
-    """erfcx(x) = exp(x²) erfc(x).
-
-    x >= 0: erfcx(x) = 1 / (sqrt(pi) (L + x)) + 2 / (L + x)² sum_n a_n Z^(n-1),  Z = (L - x) / (L + x)
-    x < 0:  erfcx(x) = 2 exp(x²) - erfcx(-x)   (overflows to inf below about -26.6, as it should)
-    """
-    ax = np.abs(x)
-    with np.errstate(over="ignore", invalid="ignore"):
-        z = (_WEIDEMAN_L - ax) / (_WEIDEMAN_L + ax)
-        pos = 2 * np.polyval(_WEIDEMAN, z) / (_WEIDEMAN_L + ax) ** 2 + 1 / (_SQRT_PI * (_WEIDEMAN_L + ax))
-        pos = np.where(ax == np.inf, 0.0, pos)                       # (inf / inf above)
-        return np.where(x < 0, 2 * np.exp(x * x) - pos, pos)
-
-
-def _exp_minus_square(x):
-    """exp(-x²) to full precision (Cody's trick): with s = x rounded down to 1/16, s² is exact and
-    exp(-x²) = exp(-s²) exp(-(x - s)(x + s)); exp(-(x * x)) would carry x*x's rounding error, which
-    grows with x² (relative 1e-13 at x = 20)."""
-    s = np.trunc(x * 16) / 16
-    with np.errstate(invalid="ignore"):
-        return np.where(np.isinf(x), 0.0, np.exp(-s * s) * np.exp(-(x - s) * (x + s)))
-
-
-def _erfc(x):
-    """erfc(x) = exp(-x²) erfcx(x), accurate in the right tail (erfc(10) = 2e-45: 1 - erf(10) is 0)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.where(x < 0, 2 - _exp_minus_square(x) * _erfcx(-x), _exp_minus_square(x) * _erfcx(x))
-
 
 def _log_ndtr(x):
     """log ndtr(x) = log(erfc(-x / sqrt 2) / 2), as PyTorch computes it:
@@ -289,33 +241,6 @@ def _zeta(x, q):
             b = b / w
     out = np.where(pole, np.inf, s)
     return np.where(bad, np.nan, out)
-
-
-def _gammainc(a, x):
-    """P(a, x) with PyTorch's edge values; the series / continued fraction of ops/special.py."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        series = x < a + 1
-        p = np.where(series, _igamma_series(a, np.where(series, x, 0)), 1 - _igammac_cf(a, np.where(series, a + 2, x)))
-    return _incomplete_gamma_edges(a, x, p, upper=False)
-
-
-def _gammaincc(a, x):
-    """Q(a, x) computed directly where it is small (x >= a + 1), not as 1 - P (which would round to 0)."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        series = x < a + 1
-        q = np.where(series, 1 - _igamma_series(a, np.where(series, x, 0)), _igammac_cf(a, np.where(series, a + 2, x)))
-    return _incomplete_gamma_edges(a, x, q, upper=True)
-
-
-def _incomplete_gamma_edges(a, x, value, upper):
-    """PyTorch's values where the series do not apply: a = 0, x = 0, a or x infinite, a or x < 0."""
-    def lower_or_upper(v):
-        return 1 - v if upper else v
-    out = np.where(np.isinf(x), lower_or_upper(1.0), value)
-    out = np.where(np.isinf(a), np.where(np.isinf(x), np.nan, lower_or_upper(0.0)), out)
-    out = np.where(x == 0, lower_or_upper(0.0), out)
-    out = np.where(a == 0, np.where(x > 0, lower_or_upper(1.0), np.nan), out)
-    return np.where((x < 0) | (a < 0), np.nan, out)
 
 
 # ====================================================================== ops with a gradient
@@ -519,69 +444,6 @@ class ZetaScalarOther(Zeta):
     node_name = "SpecialZetaBackward2"
 
 
-def _incomplete_gamma_forward(ctx, a, x, kernel, kernel_name):
-    """P or Q in the promoted dtype of (a, x), which must be floating (PyTorch has no integer kernel)."""
-    a2, x2 = promote(a, x)
-    dt = np.result_type(a2, x2)                       # (promote leaves bool with float as it is)
-    if not is_float_np(dt):
-        raise NotImplementedError(f"\"{kernel_name}_cpu\" not implemented for '{_type_word(dt)}'")
-    ctx.save_for_backward(a, x)
-    return kernel(a2.astype(np.float64), x2.astype(np.float64)).astype(dt)
-
-
-def _incomplete_gamma_density(ctx, kernel_name):
-    """x^(a-1) e^-x / Gamma(a), the derivative of P(a, x) in x (PyTorch has none in a)."""
-    a, x = ctx.saved_tensors
-    if ctx.needs_input_grad[0]:
-        raise NotImplementedError(f"the derivative for '{kernel_name}: input' is not implemented.")
-    return ((a - 1) * x.log() - x - a.lgamma()).exp()
-
-
-class Gammainc(ArrayFunction):
-    """gammainc(a, x) = P(a, x);   d/dx = exp((a - 1) log x - x - lgamma(a))  (none w.r.t. a in PyTorch)"""
-    node_name = "IgammaBackward0"
-
-    @staticmethod
-    def forward(ctx, a, x):
-        return _incomplete_gamma_forward(ctx, a, x, _gammainc, "igamma")
-
-    @staticmethod
-    def backward(ctx, grad):
-        return None, grad * _incomplete_gamma_density(ctx, "igamma")
-
-
-class Gammaincc(ArrayFunction):
-    """gammaincc(a, x) = Q(a, x) = 1 - P(a, x);   d/dx = -exp((a - 1) log x - x - lgamma(a))"""
-    node_name = "IgammacBackward0"
-
-    @staticmethod
-    def forward(ctx, a, x):
-        return _incomplete_gamma_forward(ctx, a, x, _gammaincc, "igammac")
-
-    @staticmethod
-    def backward(ctx, grad):
-        return None, -grad * _incomplete_gamma_density(ctx, "igammac")
-
-
-class Multigammaln(ArrayFunction):
-    """multigammaln(x, p) = p(p-1)/4 log(pi) + sum_{i<p} lgamma(x - i/2);
-    d/dx = sum_{i<p} digamma(x - i/2)"""
-    node_name = "MvlgammaBackward0"
-
-    @staticmethod
-    def forward(ctx, x, p):
-        ctx.save_for_backward(x)
-        ctx.p = p
-        def kernel(v):
-            return p * (p - 1) / 4 * math.log(math.pi) + sum(_lgamma(v - i / 2) for i in range(p))
-        return _compute(kernel, x)
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
-        return grad * sum(digamma(x - i / 2) for i in range(ctx.p)), None
-
-
 # ====================================================================== public functions
 
 def entr(input, *, out=None):
@@ -670,7 +532,7 @@ def multigammaln(input, p, *, out=None):
         raise TypeError(f"special_multigammaln(): argument 'p' (position 2) must be int, not {type(p).__name__}")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    return write_out(out, Multigammaln.apply(input, p))
+    return mvlgamma(input, p, out=out)
 
 
 def round(input, *, decimals=0, out=None):

@@ -12,7 +12,8 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
-from ._util import promote, to_float, write_out, register, promote_to_float, require_tensor
+from ._util import promote, to_float, write_out, register, promote_to_float, require_tensor, _type_word
+from .._dtype import is_float_np
 from .elementwise import _not_implemented_name, where
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "copysign", "heaviside", "gcd", "lcm", "ldexp",
@@ -194,7 +195,13 @@ def _i1(x):
         term = term * (ax / 2) ** 2 / (k * (k + 1))
         s = s + term
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        asym = np.exp(ax) / np.sqrt(2 * math.pi * ax) * (1 - 3 / (8 * ax) - 15 / (128 * ax ** 2))
+        # Hankel's expansion, e^x / sqrt(2 pi x) * sum_k (-1)^k prod_{j<=k} (4 - (2j-1)^2) / (j 8x):
+        # 12 terms are exact to double precision for x >= 40
+        term, series = np.ones_like(ax), np.ones_like(ax)
+        for k in range(1, 13):
+            term = term * -(4 - (2 * k - 1) ** 2) / (k * 8 * ax)
+            series = series + term
+        asym = np.exp(ax) / np.sqrt(2 * math.pi * ax) * series
     return np.sign(x) * np.where(ax < 40, s, asym)
 
 
@@ -298,13 +305,31 @@ def polygamma(n, input, *, out=None):
     return r if out is None else write_out(out, r)
 
 
+class Mvlgamma(ArrayFunction):
+    """mvlgamma(x, p) = p(p-1)/4 log(pi) + sum_{i<p} lgamma(x - i/2);   dx = grad * sum_{i<p} digamma(x - i/2)"""
+    node_name = "MvlgammaBackward0"
+
+    @staticmethod
+    def forward(ctx, x, p):
+        ctx.save_for_backward(x)
+        ctx.p = p
+
+        def kernel(v):
+            return p * (p - 1) / 4 * math.log(math.pi) + sum(_lgamma(v - i / 2) for i in range(p))
+        with np.errstate(over="ignore"):
+            return _float_out(kernel, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * sum(digamma(x - i / 2) for i in range(ctx.p)), None
+
+
 def mvlgamma(input, p, *, out=None):
     """Multivariate log-gamma: sum_i lgamma(x - i/2) + p(p-1)/4 log(pi)."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    if bool((input <= (p - 1) / 2).any()):
-        raise RuntimeError(f"All elements must be greater than (p-1)/2")
-    r = sum(lgamma(input - i / 2) for i in range(p)) + p * (p - 1) / 4 * math.log(math.pi)
+    r = Mvlgamma.apply(input, p)
     return r if out is None else write_out(out, r)
 
 
@@ -661,27 +686,88 @@ def _igammac_cf(a, x):
         return np.exp(-x + a * np.log(x) - _lgamma(a)) * h
 
 
-def _igamma(a, x):
-    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
-    use_series = x < a + 1
-    p = np.where(use_series, _igamma_series(a, np.where(use_series, x, 0)),
-                 1 - _igammac_cf(a, np.where(use_series, a + 2, x)))
-    p = np.where(x == 0, 0.0, p)
-    return np.where((a <= 0) | (x < 0), np.nan, p)
+def _gammainc(a, x):
+    """P(a, x) with PyTorch's edge values; the series / continued fraction of ops/special.py."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        series = x < a + 1
+        p = np.where(series, _igamma_series(a, np.where(series, x, 0)), 1 - _igammac_cf(a, np.where(series, a + 2, x)))
+    return _incomplete_gamma_edges(a, x, p, upper=False)
+
+
+def _gammaincc(a, x):
+    """Q(a, x) computed directly where it is small (x >= a + 1), not as 1 - P (which would round to 0)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        series = x < a + 1
+        q = np.where(series, 1 - _igamma_series(a, np.where(series, x, 0)), _igammac_cf(a, np.where(series, a + 2, x)))
+    return _incomplete_gamma_edges(a, x, q, upper=True)
+
+
+def _incomplete_gamma_edges(a, x, value, upper):
+    """PyTorch's values where the series do not apply: a = 0, x = 0, a or x infinite, a or x < 0."""
+    def lower_or_upper(v):
+        return 1 - v if upper else v
+    out = np.where(np.isinf(x), lower_or_upper(1.0), value)
+    out = np.where(np.isinf(a), np.where(np.isinf(x), np.nan, lower_or_upper(0.0)), out)
+    out = np.where(x == 0, lower_or_upper(0.0), out)
+    out = np.where(a == 0, np.where(x > 0, lower_or_upper(1.0), np.nan), out)
+    return np.where((x < 0) | (a < 0), np.nan, out)
+
+
+def _incomplete_gamma_forward(ctx, a, x, kernel, kernel_name):
+    """P or Q in the promoted dtype of (a, x), which must be floating (PyTorch has no integer kernel)."""
+    a2, x2 = promote(a, x)
+    dt = np.result_type(a2, x2)                       # (promote leaves bool with float as it is)
+    if not is_float_np(dt):
+        raise NotImplementedError(f"\"{kernel_name}_cpu\" not implemented for '{_type_word(dt)}'")
+    ctx.save_for_backward(a, x)
+    return kernel(a2.astype(np.float64), x2.astype(np.float64)).astype(dt)
+
+
+def _incomplete_gamma_density(ctx, kernel_name):
+    """x^(a-1) e^-x / Gamma(a), the derivative of P(a, x) in x (PyTorch has none in a)."""
+    a, x = ctx.saved_tensors
+    if ctx.needs_input_grad[0]:
+        raise NotImplementedError(f"the derivative for '{kernel_name}: input' is not implemented.")
+    return ((a - 1) * x.log() - x - a.lgamma()).exp()
+
+
+class Gammainc(ArrayFunction):
+    """gammainc(a, x) = P(a, x);   d/dx = exp((a - 1) log x - x - lgamma(a))  (none w.r.t. a in PyTorch)"""
+    node_name = "IgammaBackward0"
+
+    @staticmethod
+    def forward(ctx, a, x):
+        return _incomplete_gamma_forward(ctx, a, x, _gammainc, "igamma")
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, grad * _incomplete_gamma_density(ctx, "igamma")
+
+
+class Gammaincc(ArrayFunction):
+    """gammaincc(a, x) = Q(a, x) = 1 - P(a, x);   d/dx = -exp((a - 1) log x - x - lgamma(a))"""
+    node_name = "IgammacBackward0"
+
+    @staticmethod
+    def forward(ctx, a, x):
+        return _incomplete_gamma_forward(ctx, a, x, _gammaincc, "igammac")
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, -grad * _incomplete_gamma_density(ctx, "igammac")
 
 
 def igamma(input, other, *, out=None):
-    require_tensor("igamma", other)
     """Regularised lower incomplete gamma P(a, x) (no gradient w.r.t. a, as in PyTorch)."""
-    a, x = promote_to_float(input._data, other._data)
-    r = Tensor._make(_igamma(a, x).astype(np.result_type(a, x)))
+    require_tensor("igamma", other)
+    r = Gammainc.apply(input, other)
     return r if out is None else write_out(out, r)
 
 
 def igammac(input, other, *, out=None):
+    """Regularised upper incomplete gamma Q(a, x) = 1 - P(a, x), computed directly where it is small."""
     require_tensor("igammac", other)
-    a, x = promote_to_float(input._data, other._data)
-    r = Tensor._make((1 - _igamma(a, x)).astype(np.result_type(a, x)))
+    r = Gammaincc.apply(input, other)
     return r if out is None else write_out(out, r)
 
 

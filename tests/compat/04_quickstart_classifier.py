@@ -129,4 +129,4 @@ with torch.no_grad():
     predicted, actual = classes[pred[0].argmax(0)], classes[y]
     print(f'Predicted: "{predicted}", Actual: "{actual}"')
     probs = nn.Softmax(dim=1)(model2(torch.stack([test_data[i][0] for i in range(4)])))
-    print(probs.round(decimals=3), probs.sum(1))
+    print(probs.round(decimals=3), torch.allclose(probs.sum(1), torch.ones(4)))

@@ -33,25 +33,16 @@ def programs():
     return sorted(p.name for p in HERE.glob("[0-9][0-9]_*.py"))
 
 
-def run(lib, name, timeout=120):
-    """``(returncode, stdout, stderr)`` of PROGRAM run with ``torch`` bound to ``lib``.
-
-    One thread each (the machine is shared; pedatorch is single-threaded anyway), no DataLoader
-    surprises from inherited environment, addresses normalised."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
-    proc = subprocess.run([sys.executable, str(LAUNCH), lib, str(HERE / name)], capture_output=True,
-                          text=True, timeout=timeout, env=env, cwd=str(HERE))
-    return proc.returncode, _ADDRESS.sub(" at 0x…", proc.stdout), proc.stderr
-
-
 def start(lib, name):
-    """Start a run without waiting (the two libraries' runs go side by side)."""
+    """Start PROGRAM with ``torch`` bound to ``lib``, without waiting (the two libraries' runs go side by
+    side).  One thread each: the machine is shared, and pedatorch is single-threaded anyway."""
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
     return subprocess.Popen([sys.executable, str(LAUNCH), lib, str(HERE / name)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, cwd=str(HERE))
 
 
 def finish(proc, timeout=120):
+    """``(returncode, stdout, stderr)`` of a started run, memory addresses normalised."""
     out, err = proc.communicate(timeout=timeout)
     return proc.returncode, _ADDRESS.sub(" at 0x…", out), err
 

@@ -1,0 +1,66 @@
+"""Real-world-style PyTorch programs, run unchanged under PyTorch and under pedatorch, must print the same.
+
+Each program in tests/compat/ (NN_*.py) is a standalone script written against ``import torch`` in the style
+of the official tutorials and examples (tensors, autograd, a micrograd MLP, the quickstart, a CNN, RNNs, a
+char-level GPT, a VAE, REINFORCE, LBFGS, lazy modules, numpy-style code, device-agnostic boilerplate,
+Transformers, checkpointing, AMP, a GAN, the data-loading utilities).  They are seeded with manual_seed and
+print losses, accuracies, sampled tokens and tensors: pedatorch reproduces PyTorch's CPU random streams.
+tests/compat/_launch.py runs a program with ``torch`` bound to PyTorch, or to pedatorch through an import
+hook that answers ``import torch.X`` with ``pedatorch.X``; each library runs in its own subprocess (the two
+side by side).
+
+The outputs are compared line by line by tests/compat/_compare.py: identical lines, or the same text
+with every number within rtol=1e-4 plus one unit in its last printed digit (float32 summation order
+differs between numpy and PyTorch's kernels; integers must be equal).  Programs listed in EXACT must match
+character for character.  ``python tests/compat/_compare.py [NAME ...]`` prints the verdicts and diffs.
+
+Where float noise would be amplified by training (Adam normalising the zero gradient of a bias followed by
+BatchNorm, a chaotic GAN or Transformer run), the programs were shaped to avoid it (no bias before
+BatchNorm, fewer steps, fewer printed digits) rather than loosening the tolerance.
+
+A program that differs because of a pedatorch bug stays here, marked ``xfail(strict=True)`` with the bug in
+one line: the mark has to go when the bug is fixed.  Everything is skipped when PyTorch is not installed.
+"""
+import importlib.util
+import pathlib
+import sys
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "compat"))
+import _compare  # noqa: E402
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
+                                reason="PyTorch is not installed (pip install -e '.[oracle]')")
+
+RTOL = 1e-4
+EXACT = {"01_tensor_tour.py"}  # printing, indexing, promotion: nothing here may differ even in the last digit
+
+XFAIL = {
+    "10_lbfgs_curve_fit.py": "unbind/split views of a leaf modified in place under no_grad get a stale "
+                             "AsStridedBackward0: `K, r, t0 = params` sends every gradient to params[0]",
+    "11_lazy_modules_summary.py": "an UninitializedParameter acts as an empty tensor (numel() == 0, p + 1 works) "
+                                  "instead of raising 'Attempted to use an uninitialized parameter'",
+    "12_numpy_style.py": "numpy ufuncs on a tensor return an ndarray: np.exp(t) is not a Tensor "
+                         "(PyTorch's __array_wrap__ wraps the result)",
+    "15_checkpoint_resume.py": "torch.save / torch.load are missing",
+    "16_amp_recipe.py": "torch.amp (GradScaler) and torch.autocast are missing",
+}
+
+
+def _params():
+    for name in _compare.programs():
+        marks = [pytest.mark.xfail(strict=True, reason=XFAIL[name])] if name in XFAIL else []
+        yield pytest.param(name, marks=marks, id=name[:-3])
+
+
+@pytest.mark.parametrize("name", list(_params()))
+def test_program_prints_what_pytorch_prints(name):
+    procs = _compare.start("torch", name), _compare.start("pedatorch", name)
+    (rc_t, out_t, err_t), (rc_p, out_p, err_p) = (_compare.finish(p) for p in procs)
+    assert rc_t == 0, f"the program fails under PyTorch itself:\n{err_t[-3000:]}"
+    verdict, problems = _compare.compare(out_t, out_p, rtol=None if name in EXACT else RTOL)
+    report = "\n".join(problems[:40])
+    if rc_p != 0:
+        pytest.fail(f"pedatorch run failed (exit {rc_p}); differences so far:\n{report}\n{err_p[-3000:]}")
+    assert verdict is not None, f"{name}: outputs differ\n{report}"
