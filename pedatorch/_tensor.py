@@ -214,6 +214,7 @@ class Tensor:
     def _become_view_of(self, src):
         self._base = src if src._base is None else src._base
         self._version_counter = src._shared_version()
+        self._view_version = self._version_counter.value  # its grad_fn describes the base as it is now
 
     def _set_history(self, node, output_nr):
         self.grad_fn = node
@@ -503,6 +504,13 @@ class Tensor:
         if dtype is not None and arr.dtype != dtype:
             return arr.astype(dtype)
         return arr.copy() if copy else arr
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """numpy hands a ufunc's result back here: ``np.exp(t)`` is a Tensor, as in PyTorch (which turns a
+        bool result into uint8 first, and keeps a 0-dim result a tensor)."""
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return Tensor._make(np.asarray(array))
 
     def tolist(self):
         arr = self._data if self.is_cpu else self._data.get()

@@ -445,3 +445,28 @@ def test_layout_of_new_results(torch):
                 nc.flip(0).stride(), nc.transpose(0, 1).clone().stride())
     ours, theirs = both(torch, run)
     assert ours == theirs
+
+
+def test_multi_output_views_after_an_inplace_update_under_no_grad(torch):
+    """unbind/split views made after an optimizer-style in-place step carry their own grad_fn."""
+    def run(lib):
+        p = lib.tensor([1., 2., 3.], requires_grad=True)
+        with lib.no_grad():
+            p.mul_(2)
+        a, b, c = p.unbind()
+        x, y = p.split(2)
+        ((a + 10 * b + 100 * c) + (x * 1000).sum() + y.sum()).backward()
+        return p.grad, a.grad_fn.name(), x.grad_fn.name()
+    ours, theirs = both(torch, run)
+    assert_close(ours[0], theirs[0])
+    assert ours[1:] == theirs[1:]
+
+
+def test_numpy_ufuncs_on_a_tensor_give_a_tensor(torch):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for fn in (np.exp, np.isnan, np.sqrt, lambda t: np.add(t, 1), lambda t: np.maximum(t, 0.5)):
+            ours, theirs = both(torch, lambda lib: fn(lib.tensor([0., 1.])))
+            assert isinstance(ours, pt.Tensor)
+            assert_close(ours, theirs)

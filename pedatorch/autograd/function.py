@@ -305,7 +305,6 @@ def _wrap_recorded(cls, ctx, args, out):
         t = Tensor._make(arr, ctx if differentiable else None, nr)
         if cls._view_of is not None:
             t._become_view_of(args[cls._view_of])
-            t._view_version = t._version_counter.value  # its grad_fn is current for this version
         results.append(t)
     if multi:
         ctx._out_meta = tuple((a.shape, a.dtype, a.dtype.kind in "fcV") for a in outs)
