@@ -470,3 +470,38 @@ def test_numpy_ufuncs_on_a_tensor_give_a_tensor(torch):
             ours, theirs = both(torch, lambda lib: fn(lib.tensor([0., 1.])))
             assert isinstance(ours, pt.Tensor)
             assert_close(ours, theirs)
+
+
+# -- kernels' dtype support: PyTorch's dispatch errors ---------------------------------------------
+DTYPE_OPS = {
+    "ceil": lambda lib, x: lib.ceil(x), "round": lambda lib, x: lib.round(x),
+    "round_decimals": lambda lib, x: lib.round(x, decimals=1), "frac": lambda lib, x: lib.frac(x),
+    "hypot": lambda lib, x: lib.hypot(x, x), "logaddexp": lambda lib, x: lib.logaddexp(x, x),
+    "nextafter": lambda lib, x: lib.nextafter(x, x), "relu": lambda lib, x: lib.relu(x),
+    "relu_": lambda lib, x: lib.relu_(x.clone()), "sub_number": lambda lib, x: x - 1,
+    "rsub_number": lambda lib, x: 1 - x, "remainder": lambda lib, x: lib.remainder(x, x),
+    "floor_divide": lambda lib, x: lib.floor_divide(x, x), "div_trunc": lambda lib, x: lib.div(x, x, rounding_mode="trunc"),
+    "clamp_tensor": lambda lib, x: lib.clamp(x, x, x), "median": lambda lib, x: lib.median(x),
+    "topk": lambda lib, x: lib.topk(x, 1).values, "logcumsumexp": lambda lib, x: lib.logcumsumexp(x, 0),
+    "nanmean": lambda lib, x: lib.nanmean(x), "addcmul": lambda lib, x: lib.addcmul(x, x, x),
+    "layer_norm": lambda lib, x: lib.nn.functional.layer_norm(x, (2,)),
+    "group_norm": lambda lib, x: lib.nn.functional.group_norm(x.reshape(1, 2), 1),
+    "batch_norm_eval": lambda lib, x: lib.nn.functional.batch_norm(x.reshape(1, 2), lib.zeros(2), lib.ones(2)),
+    "lerp": lambda lib, x: lib.lerp(x, x, 0.5), "threshold": lambda lib, x: lib.nn.functional.threshold(x, 0, 0),
+    "tanhshrink": lambda lib, x: lib.nn.functional.tanhshrink(x), "fmod": lambda lib, x: lib.fmod(x, x),
+    "kthvalue": lambda lib, x: lib.kthvalue(x, 1).values, "gcd": lambda lib, x: lib.gcd(x, x),
+    "dist": lambda lib, x: lib.dist(x, x), "logaddexp_shapes": lambda lib, x: lib.logaddexp(x, lib.ones(3, dtype=x.dtype)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int64", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", list(DTYPE_OPS))
+def test_kernel_dtype_support_as_pytorch(torch, name, dtype):
+    outcome = []
+    for lib in (pt, torch):
+        try:
+            r = DTYPE_OPS[name](lib, lib.tensor([1, 0], dtype=getattr(lib, dtype)))
+            outcome.append(("ok", str(r.dtype)))
+        except Exception as e:  # noqa: BLE001 - the class and the words are what is compared
+            outcome.append((type(e).__name__, str(e)))
+    assert outcome[0] == outcome[1]

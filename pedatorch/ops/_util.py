@@ -123,6 +123,23 @@ def is_number(x):
     return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
 
 
+def check_kernel_dtype(kernel, np_dtype, allowed):
+    """PyTorch's dispatch error where its kernel has no loop for a dtype: ``allowed`` holds the
+    categories it has ('b' bool, 'i' integers, 'f' floats incl. float16/bfloat16, 'c' complex)."""
+    kind = np_dtype.kind
+    category = "b" if kind == "b" else "i" if kind in "iu" else "c" if kind == "c" else "f"
+    if category not in allowed:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_type_word(np_dtype)}\'')
+
+
+def check_binary_kernel(kernel, a, b, allowed):
+    """``check_kernel_dtype`` for a binary op on its result dtype, after the shapes are checked (PyTorch
+    reports a broadcast error before a missing kernel)."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        broadcast_shapes_or_raise(a._data.shape, b._data.shape)
+    check_kernel_dtype(kernel, result_np_dtype(a, b), allowed)
+
+
 def require_tensor(fn_name, value, arg="other", position=2):
     """PyTorch's TypeError for an op whose argument must be a Tensor (``maximum(t, 0.5)``)."""
     if not isinstance(value, Tensor):

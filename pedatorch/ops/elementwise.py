@@ -15,7 +15,7 @@ from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
 from ._util import (promote, to_float, write_out, register, is_number, _type_word, checked_int, result_np_dtype,
-                    promote_to_float, require_tensor)
+                    promote_to_float, require_tensor, check_kernel_dtype, check_binary_kernel)
 from .._dtype import is_float_np, to_opmath
 
 __all__ = []  # filled by _export
@@ -52,8 +52,8 @@ class Sub(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        a, b = promote(a, b)
         _no_bool_sub(a, b)
+        a, b = promote(a, b)
         if alpha != 1:
             ctx.alpha = alpha
             return a - alpha * b
@@ -71,8 +71,8 @@ class Rsub(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        a, b = promote(a, b)
         _no_bool_sub(a, b)
+        a, b = promote(a, b)
         ctx.alpha = alpha
         return b - alpha * a if alpha != 1 else b - a
 
@@ -88,9 +88,14 @@ class RsubTensor(Rsub):
 
 
 def _no_bool_sub(a, b):
-    if getattr(a, "dtype", None) == np.bool_ and (getattr(b, "dtype", None) == np.bool_ or isinstance(b, bool)):
+    """PyTorch refuses bool in a subtraction (a Python bool counts as a bool tensor)."""
+    a_bool, b_bool = (getattr(v, "dtype", None) == np.bool_ or isinstance(v, bool) for v in (a, b))
+    if a_bool and b_bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
                            "`^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 class Mul(ArrayFunction):
@@ -508,11 +513,14 @@ _SAVES = {"Exp": "out", "Exp2": "out", "Expm1": "out", "Sqrt": "out", "Rsqrt": "
           "Deg2rad": "", "Rad2deg": "", "Floor": "", "Ceil": "", "Trunc": "", "Frac": "", "Sign": ""}
 
 
-def _unary(name, node_name, kernel, derivative, doc, keep_int=False):
-    """Make a one-input op: ``kernel(x_array)``; ``derivative(x, out, grad)`` with Tensors."""
+def _unary(name, node_name, kernel, derivative, doc, keep_int=False, dtypes=None):
+    """Make a one-input op: ``kernel(x_array)``; ``derivative(x, out, grad)`` with Tensors.
+    ``dtypes``: (PyTorch's kernel name, the dtype categories it supports), when not all."""
     saves = _SAVES.get(name, "x")
 
     def forward(ctx, x):
+        if dtypes is not None and hasattr(x, "dtype"):
+            check_kernel_dtype(dtypes[0], x.dtype, dtypes[1])
         xx = x if keep_int else to_float(x)
         wide = to_opmath(xx)  # float16/bfloat16 compute in float32 and round once, as PyTorch's kernels
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -741,10 +749,14 @@ def _zero_grad(x, o, g):
     return g * 0
 
 
-Floor = _unary("Floor", "FloorBackward0", np.floor, _zero_grad, "floor: gradient 0", keep_int=True)
-Ceil = _unary("Ceil", "CeilBackward0", np.ceil, _zero_grad, "ceil: gradient 0", keep_int=True)
-Trunc = _unary("Trunc", "TruncBackward0", np.trunc, _zero_grad, "trunc: gradient 0", keep_int=True)
-Frac = _unary("Frac", "FracBackward0", lambda x: x - np.trunc(x), lambda x, o, g: g, "frac(x)' = 1")
+Floor = _unary("Floor", "FloorBackward0", np.floor, _zero_grad, "floor: gradient 0", keep_int=True,
+               dtypes=("floor_vml_cpu", "if"))
+Ceil = _unary("Ceil", "CeilBackward0", np.ceil, _zero_grad, "ceil: gradient 0", keep_int=True,
+              dtypes=("ceil_vml_cpu", "if"))
+Trunc = _unary("Trunc", "TruncBackward0", np.trunc, _zero_grad, "trunc: gradient 0", keep_int=True,
+               dtypes=("trunc_vml_cpu", "if"))
+Frac = _unary("Frac", "FracBackward0", lambda x: x - np.trunc(x), lambda x, o, g: g, "frac(x)' = 1",
+              dtypes=("frac_cpu", "f"))
 def _sign_kernel(x):
     """-1, 0 or 1; NaN gives 0 and bool stays itself, as in PyTorch (numpy gives NaN and refuses bool)."""
     if x.dtype == np.bool_:
@@ -1211,6 +1223,7 @@ def div(input, other, *, rounding_mode=None, out=None):
         if rounding_mode not in ("trunc", "floor"):
             raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                                f"'{rounding_mode}'")
+        check_binary_kernel(f"div_{rounding_mode}_cpu", input, other, "if")
         r = DivRounded.apply(input, other, rounding_mode)
     return r if out is None else write_out(out, r)
 
@@ -1222,6 +1235,7 @@ def floor_divide(input, other, *, out=None):
     if not isinstance(input, Tensor):
         from .creation import tensor
         input = tensor(input)
+    check_binary_kernel("div_floor_cpu", input, other, "if")
     r = FloorDivide.apply(input, other)
     return r if out is None else write_out(out, r)
 
@@ -1244,6 +1258,7 @@ def float_power(input, exponent, *, out=None):
 
 
 def remainder(input, other, *, out=None):
+    check_binary_kernel("remainder_cpu", input, other, "if")
     if not isinstance(input, Tensor):
         r = RemainderScalarFirst.apply(other, input)
     else:
@@ -1252,6 +1267,7 @@ def remainder(input, other, *, out=None):
 
 
 def fmod(input, other, *, out=None):
+    check_binary_kernel("fmod_cpu", input, other, "if")
     r = (FmodTensor if isinstance(other, Tensor) else Fmod).apply(input, other)
     return r if out is None else write_out(out, r)
 
@@ -1265,10 +1281,12 @@ def atan2(input, other, *, out=None):
 arctan2 = atan2
 
 
-def _binary_tensor(cls, name):
-    """The public function of a binary op that takes only Tensors (no Python number for ``other``)."""
+def _binary_tensor(cls, name, dtypes="bifc"):
+    """The public function of a binary op that takes only Tensors (no Python number for ``other``);
+    ``dtypes``: the categories PyTorch's kernel supports (see check_kernel_dtype)."""
     def fn(input, other, *, out=None):
         require_tensor(name, other)
+        check_binary_kernel(name + "_cpu", input, other, dtypes)
         r = cls.apply(input, other)
         return r if out is None else write_out(out, r)
     fn.__name__ = fn.__qualname__ = name
@@ -1283,9 +1301,9 @@ fmax = _binary_tensor(Fmax, "fmax")
 fmax.__name__ = "fmax"
 fmin = _binary_tensor(Fmin, "fmin")
 fmin.__name__ = "fmin"
-hypot = _binary_tensor(Hypot, "hypot")
+hypot = _binary_tensor(Hypot, "hypot", "f")
 hypot.__name__ = "hypot"
-logaddexp = _binary_tensor(LogAddExp, "logaddexp")
+logaddexp = _binary_tensor(LogAddExp, "logaddexp", "fc")
 logaddexp.__name__ = "logaddexp"
 
 
@@ -1316,6 +1334,8 @@ def square(input, *, out=None):
 
 
 def relu(input, inplace=False):
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
     return Relu.apply(input) if not inplace else _ip(Relu).apply(input)
 
 
@@ -1382,7 +1402,12 @@ def imag(input):
 
 def round(input, *, decimals=None, out=None):
     # decimals= given at all (even 0) is PyTorch's other overload: RoundBackward1
-    r = Round.apply(input) if decimals is None else RoundDecimals.apply(input, decimals)
+    if decimals is None:
+        check_kernel_dtype("round_vml_cpu", input._data.dtype, "if")
+        r = Round.apply(input)
+    else:
+        check_kernel_dtype("round_cpu", input._data.dtype, "f")
+        r = RoundDecimals.apply(input, decimals)
     return r if out is None else write_out(out, r)
 
 
@@ -1401,6 +1426,7 @@ def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        check_kernel_dtype("clamp_cpu", result_np_dtype(*(t for t in (input, min, max) if t is not None)), "if")
         r = ClampTensor.apply(input, min, max)
     else:
         for bound in (min, max):
@@ -1446,6 +1472,8 @@ def where(condition, input=None, other=None, *, out=None):
 
 
 def lerp(input, end, weight, *, out=None):
+    check_kernel_dtype("lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar",
+                       input._data.dtype, "fc")
     r = (LerpTensor if isinstance(weight, Tensor) else Lerp).apply(input, end, weight)
     return r if out is None else write_out(out, r)
 
@@ -1453,6 +1481,7 @@ def lerp(input, end, weight, *, out=None):
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     require_tensor("addcmul", tensor1, "tensor1")
     require_tensor("addcmul", tensor2, "tensor2", 3)
+    check_kernel_dtype("addcmul_cpu_out", result_np_dtype(input, tensor1, tensor2), "ifc")
     r = AddCMul.apply(input, tensor1, tensor2, value)
     return r if out is None else write_out(out, r)
 
@@ -1758,7 +1787,7 @@ _methods = {
                                                                                                      None),
     "clamp_max_": lambda self, max: _ip(ClampMaxTensor if isinstance(max, Tensor) else ClampMax).apply(self, None,
                                                                                                      max),
-    "relu_": lambda self: _ip(Relu).apply(self), "neg_": _simple_inplace(Neg), "negative_": _simple_inplace(Neg),
+    "relu_": lambda self: relu(self, inplace=True), "neg_": _simple_inplace(Neg), "negative_": _simple_inplace(Neg),
     "square_": lambda self: _ip(Pow).apply(self, 2), "remainder_": lambda self, o: _ip(RemainderTensor if isinstance(o, Tensor) else Remainder).apply(self, o),
     "fmod_": lambda self, o: _ip(FmodTensor if isinstance(o, Tensor) else Fmod).apply(self, o),
     "atan2_": _simple_inplace(Atan2),

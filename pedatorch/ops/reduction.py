@@ -23,7 +23,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
-from ._util import wrap_dim, wrap_dims, register, write_out, to_float, _type_word, promote
+from ._util import wrap_dim, wrap_dims, register, write_out, to_float, _type_word, promote, check_kernel_dtype
 from .elementwise import where, maximum, minimum, _ip
 from .manip import Flip
 from .sorting import (scatter_back, selecting_op, TakeAlong, Shift, sort, _result, _kernel_op,
@@ -199,6 +199,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if dtype is None and not is_inexact_np(input._data.dtype):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{_dtype_word(input.dtype)}")
     notnan = input.isnan().logical_not()
     total = nansum(input, dim, keepdim, dtype=dtype)
     return total / notnan.sum(dim, keepdim) if dim is not None else total / notnan.sum()
@@ -1243,6 +1246,7 @@ def _median(name, all_cls, dim_cls, input, dim, keepdim, out):
 
 def median(input, dim=None, keepdim=False, *, out=None):
     """The lower median (of all elements, NaN if any; or ``return_types.median(values, indices)`` along ``dim``)."""
+    check_kernel_dtype("median_cpu", input._data.dtype, "if")
     return _median("median", MedianAll, MedianDim, input, dim, keepdim, out)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
-from ._util import wrap_dim, register, write_out, shape_str, _type_word
+from ._util import wrap_dim, register, write_out, shape_str, _type_word, check_kernel_dtype
 from .._dtype import is_float_np, is_inexact_np
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
@@ -313,6 +313,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     n = x.shape[d] if x.ndim else 1
     if not isinstance(k, numbers.Integral) or not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
+    if x.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     if x.ndim == 0:  # a 0-dim tensor is its own top element, for k = 0 as for k = 1 (as in PyTorch)
         k = 1
     return _result("topk", TopK.apply(input, int(k), d, bool(largest)), out)
@@ -330,6 +332,7 @@ KthValue = selecting_op("KthValue", "KthvalueBackward0", _kth_index,
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The ``k``-th smallest element along ``dim`` (1-based): ``return_types.kthvalue(values, indices)``."""
     x = input._data
+    check_kernel_dtype("kthvalue_cpu", x.dtype, "if")
     d = wrap_dim(_check_dim(dim), x.ndim)
     n = x.shape[d] if x.ndim else 1
     if not isinstance(k, numbers.Integral) or not 1 <= k <= n:

@@ -12,9 +12,10 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
-from ._util import promote, to_float, write_out, register, promote_to_float, require_tensor, _type_word
+from ._util import (promote, to_float, write_out, register, promote_to_float, require_tensor, _type_word,
+                    check_kernel_dtype, check_binary_kernel, result_np_dtype)
 from .._dtype import is_float_np
-from .elementwise import _not_implemented_name, where
+from .elementwise import _not_implemented_name, where, _no_bool_sub
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "copysign", "heaviside", "gcd", "lcm", "ldexp",
            "frexp", "logaddexp2", "nextafter", "angle", "dist", "is_same_size", "is_nonzero", "bincount",
@@ -351,6 +352,7 @@ def copysign(input, other, *, out=None):
 
 def logaddexp2(input, other, *, out=None):
     require_tensor("logaddexp2", other)
+    check_binary_kernel("logaddexp2_cpu", input, other, "fc")
     r = LogAddExp2.apply(input, other)
     return r if out is None else write_out(out, r)
 
@@ -404,12 +406,14 @@ class Nextafter(ArrayFunction):
 
 def gcd(input, other, *, out=None):
     require_tensor("gcd", other)
+    check_binary_kernel("gcd_cpu", input, other, "i")
     r = _nodiff(lambda a, b: np.gcd(*promote(a, b)), input, other)
     return r if out is None else write_out(out, r)
 
 
 def lcm(input, other, *, out=None):
     require_tensor("lcm", other)
+    check_binary_kernel("lcm_cpu", input, other, "i")
     r = _nodiff(lambda a, b: np.lcm(*promote(a, b)), input, other)
     return r if out is None else write_out(out, r)
 
@@ -450,12 +454,17 @@ def frexp(input, *, out=None):
 
 def nextafter(input, other, *, out=None):
     require_tensor("nextafter", other)
+    check_binary_kernel("nextafter_cpu", input, other, "f")
     r = Nextafter.apply(input, other)
     return r if out is None else write_out(out, r)
 
 
 def dist(input, other, p=2):
     require_tensor("dist", other)
+    _no_bool_sub(input._data, other._data)  # (PyTorch subtracts first)
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{_type_word(input._data.dtype)} instead.")
     from .reduction import Dist
     return Dist.apply(input, other, float(p))
 
@@ -487,6 +496,7 @@ def bincount(input, weights=None, minlength=0):
 
 
 def logcumsumexp(input, dim, *, out=None):
+    check_kernel_dtype("logcumsumexp_out_cpu", input._data.dtype, "fc")
     from ._util import wrap_dim
     r = LogCumSumExp.apply(input, wrap_dim(dim, input._data.ndim))
     return r if out is None else write_out(out, r)

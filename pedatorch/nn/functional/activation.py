@@ -19,7 +19,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
-from ...ops._util import _type_word
+from ...ops._util import _type_word, check_kernel_dtype
 from ...ops.elementwise import Relu, _ip, _erf, masked_grad
 from ..._dtype import is_inexact_np, to_opmath
 
@@ -577,6 +577,7 @@ class Threshold_(Threshold):
 
 def threshold(input, threshold, value, inplace=False):
     """value where x <= threshold, x elsewhere."""
+    check_kernel_dtype("threshold_cpu", input._data.dtype, "if")
     return (Threshold_ if inplace else Threshold).apply(input, threshold, value)
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...autograd.grad_mode import _state, no_grad
-from ...ops._util import shape_str
+from ...ops._util import shape_str, check_kernel_dtype
 from ..._dtype import to_opmath
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm",
@@ -181,6 +181,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    check_kernel_dtype("batch_norm", input._data.dtype, "f")
     num_features = input.shape[1] if input.dim() > 1 else 0
     if running_mean is not None:
         _check_features("running_mean", num_features, running_mean)
@@ -318,6 +319,7 @@ def _shape_list(name, normalized_shape):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Layer normalization over the last ``len(normalized_shape)`` dims (see ``NativeLayerNorm``)."""
     ns = _shape_list("layer_norm", normalized_shape)
+    check_kernel_dtype("LayerNormKernelImpl", input._data.dtype, "f")
     k = len(ns)
     if k < 1:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
@@ -432,6 +434,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     shape = list(input.shape)
     _verify_batch_size([shape[0] * shape[1] // num_groups, num_groups] + shape[2:])
     C = shape[1]
+    check_kernel_dtype("GroupNormKernelImpl", input._data.dtype, "f")
     if C % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {shape_str(shape)} and num_groups={num_groups}")
