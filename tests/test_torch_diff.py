@@ -505,3 +505,26 @@ def test_kernel_dtype_support_as_pytorch(torch, name, dtype):
         except Exception as e:  # noqa: BLE001 - the class and the words are what is compared
             outcome.append((type(e).__name__, str(e)))
     assert outcome[0] == outcome[1]
+
+
+def test_nan_and_dtype_edges_found_by_the_fuzzer(torch):
+    def run(lib):
+        F = lib.nn.functional
+        grads = []
+        for f in (F.relu6, F.hardswish, lambda x: F.threshold(x, 0., 0.), F.hardtanh, F.hardsigmoid):
+            x = lib.tensor([float("nan"), float("inf"), -3., 3., 6., 0.], requires_grad=True)
+            f(x).sum().backward()
+            grads.append(x.grad)
+        return grads + [
+            lib.heaviside(lib.tensor([float("nan"), 0., -1.]), lib.tensor([5., 5., 5.])),
+            lib.sgn(lib.tensor([float("nan"), -2.])),
+            lib.ldexp(lib.tensor([1.7]), lib.tensor([1.], dtype=lib.float64)),
+            lib.add(lib.ones(2), lib.tensor([True, False]), alpha=2),
+            lib.addcdiv(lib.ones(2), lib.tensor([True, False]), lib.ones(2), value=0.5),
+            lib.addcmul(lib.tensor([1, 2], dtype=lib.int8), lib.tensor([1, 2], dtype=lib.int8),
+                        lib.tensor([3, 4], dtype=lib.int8), value=0.5),
+        ]
+    for x, y in zip(*both(torch, run)):
+        assert_close(x, y)
+    x = pt.tensor([1., 2.], requires_grad=True)
+    assert pt.mean(x, dim=()).grad_fn.name() == "MeanBackward1"

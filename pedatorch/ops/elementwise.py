@@ -15,7 +15,7 @@ from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
 from ._util import (promote, to_float, write_out, register, is_number, _type_word, checked_int, result_np_dtype,
-                    promote_to_float, require_tensor, check_kernel_dtype, check_binary_kernel)
+                    promote_to_float, require_tensor, check_kernel_dtype, check_binary_kernel, cast)
 from .._dtype import is_float_np, to_opmath
 
 __all__ = []  # filled by _export
@@ -37,6 +37,7 @@ class Add(ArrayFunction):
         a, b = promote(a, b)
         if alpha != 1:
             ctx.alpha = alpha
+            b = cast(b, result_np_dtype(a, b))  # (a bool b is still bool: alpha * b must not make it int64)
             return a + alpha * b
         return a + b
 
@@ -56,6 +57,7 @@ class Sub(ArrayFunction):
         a, b = promote(a, b)
         if alpha != 1:
             ctx.alpha = alpha
+            b = cast(b, result_np_dtype(a, b))
             return a - alpha * b
         return a - b
 
@@ -978,9 +980,10 @@ class AddCMul(ArrayFunction):
     def forward(ctx, x, t1, t2, value):
         ctx.save_for_backward(t1, t2)
         ctx.value = value
-        t1, t2 = promote(t1, t2)
+        dt = result_np_dtype(x, t1, t2)  # all three in the result dtype first (bool * 0.5 is not float64)
+        x, t1, t2, value = cast(x, dt), cast(t1, dt), cast(t2, dt), cast(value, dt)  # (int value: truncated)
         p = t1 * value * t2 if value != 1 else t1 * t2  # PyTorch's order: (value * t1) * t2
-        return np.add(*promote(x, p))
+        return (x + p).astype(dt, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -997,9 +1000,10 @@ class AddCDiv(ArrayFunction):
     def forward(ctx, x, t1, t2, value):
         ctx.save_for_backward(t1, t2)
         ctx.value = value
-        t1, t2 = promote(t1, t2)
+        dt = result_np_dtype(x, t1, t2)  # all three in the result dtype first (bool * 0.5 is not float64)
+        x, t1, t2 = cast(x, dt), cast(t1, dt), cast(t2, dt)
         q = t1 * value / t2 if value != 1 else t1 / t2  # PyTorch's order: (value * t1) / t2
-        return np.add(*promote(x, q))
+        return (x + q).astype(dt, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1025,7 +1029,7 @@ class Sgn(ArrayFunction):
             a = np.abs(x)
             with np.errstate(invalid="ignore", divide="ignore"):
                 return np.where(a == 0, 0, x / a).astype(x.dtype)
-        return np.sign(x)
+        return _sign_kernel(x)
 
     @staticmethod
     def backward(ctx, grad):

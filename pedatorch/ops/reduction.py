@@ -189,7 +189,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
                            f"or complex dtype. Got: {_dtype_word(input.dtype)}")
     np_dtype = dtype.np if dtype is not None else None
     dims = _dims_arg(dim, input._data.ndim)
-    if dims is None and not keepdim:
+    if dim is None and not keepdim:   # (mean(x, dim=()) also reduces every dim, but records MeanBackward1)
         r = MeanAll.apply(input, np_dtype)
     else:
         if dims is None:

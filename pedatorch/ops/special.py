@@ -373,7 +373,8 @@ class Heaviside(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, values):
-        return np.heaviside(x, values).astype(x.dtype)  # numpy answers in float; PyTorch keeps the dtype
+        # PyTorch's x == 0 ? values : x > 0 (numpy's heaviside gives NaN for NaN, and floats for ints)
+        return np.where(x == 0, values, x > 0).astype(x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -424,8 +425,9 @@ class Ldexp(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, e):
-        dt = x.dtype if x.dtype.kind in "fcV" else D.get_default_dtype().np
-        out = (x.astype(dt) * np.power(2.0, e.astype(dt))).astype(dt)
+        xs, es = promote_to_float(x, e)
+        dt = xs.dtype
+        out = (xs * np.power(2.0, es)).astype(dt)
         ctx.save_for_backward(x, e)
         return out
 

@@ -83,7 +83,8 @@ class Hardtanh(ArrayFunction):
     def backward(ctx, grad):
         x, = ctx.saved_tensors
         a = x._data
-        return masked_grad(grad, (a > ctx.lo) & (a < ctx.hi)), None, None
+        # PyTorch's test: 0 where x <= min or x >= max (a NaN passes the gradient on)
+        return masked_grad(grad, ~((a <= ctx.lo) | (a >= ctx.hi))), None, None
 
 
 class Hardtanh_(Hardtanh):
@@ -478,8 +479,8 @@ class Hardswish(ArrayFunction):
     def backward(ctx, grad):
         x, = ctx.saved_tensors
         a = x._data
-        slope = x / 3 + 0.5
-        return masked_grad(_where_const(a < 3, grad * slope, grad), a > -3)
+        slope = x / 3 + 0.5  # PyTorch's order of tests: x <= -3 -> 0, x < 3 -> slope, else (NaN too) 1
+        return masked_grad(_where_const(a < 3, grad * slope, grad), ~(a <= -3))
 
 
 def hardswish(input, inplace=False):
@@ -559,7 +560,7 @@ class Threshold(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        return masked_grad(grad, to_opmath(x._data) > ctx.threshold), None, None
+        return masked_grad(grad, ~(to_opmath(x._data) <= ctx.threshold)), None, None  # (NaN: passed on)
 
 
 def _threshold_kernel(x, threshold, value):
