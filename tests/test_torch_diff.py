@@ -528,3 +528,13 @@ def test_nan_and_dtype_edges_found_by_the_fuzzer(torch):
         assert_close(x, y)
     x = pt.tensor([1., 2.], requires_grad=True)
     assert pt.mean(x, dim=()).grad_fn.name() == "MeanBackward1"
+
+
+def test_reshape_records_what_aten_records(torch):
+    def run(lib):
+        x = lib.arange(6.).reshape(2, 3).requires_grad_()
+        t = x.t().reshape(6)
+        return (x.reshape(3, 2).grad_fn.name(), t.grad_fn.name(), t.grad_fn.next_functions[0][0].name(),
+                x[:, :1].reshape(2).grad_fn.name(), x.unsqueeze(0).reshape(2, 3).grad_fn.name())
+    ours, theirs = both(torch, run)
+    assert ours == theirs

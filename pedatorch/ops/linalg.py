@@ -31,6 +31,7 @@ from .._dtype import opmath_np
 from .._tensor import Tensor, contiguous_format
 from ..autograd.function import ArrayFunction
 from ._util import write_out, register, _type_word, shape_str, result_np_dtype, cast, broadcast_shapes_or_raise
+from .shape import UnsafeView, reshape
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addbmm",
            "baddbmm", "addr", "einsum", "tensordot", "chain_matmul"]
@@ -189,20 +190,6 @@ class Vdot(ArrayFunction):
         a, b = ctx.saved_tensors
         return (_conj(grad) * b if ctx.needs_input_grad[0] else None,
                 grad * a if ctx.needs_input_grad[1] else None)
-
-
-class _UnsafeView(ArrayFunction):
-    """reshape of a fresh product (no copy, no view tracking: PyTorch's ``_unsafe_view``);  dx = grad.reshape"""
-    node_name = "UnsafeViewBackward0"
-
-    @staticmethod
-    def forward(ctx, x, shape):
-        ctx.in_shape = x.shape
-        return x.reshape(shape)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad.reshape(ctx.in_shape), None
 
 
 class _SqueezeRow(ArrayFunction):
@@ -499,11 +486,11 @@ def _matmul(t1, t2, has_out=False):
         rows = int(np.prod(out_shape))
         if b.ndim == 2:
             out_shape.append(b.shape[1])
-        folded = _reshape(a, rows, a.shape[-1])
+        folded = reshape(a, rows, a.shape[-1])
         if b.ndim == 2:
-            output = _UnsafeView.apply(mm(folded, b), tuple(out_shape))
+            output = UnsafeView.apply(mm(folded, b), tuple(out_shape))
             return output.mT.contiguous() if transpose else output
-        return _UnsafeView.apply(mv(folded, b), tuple(out_shape))
+        return UnsafeView.apply(mv(folded, b), tuple(out_shape))
     # batched: broadcast the batch dims, flatten them, and call bmm
     n = t1.shape[-2] if d1 > 1 else 1
     m1 = t1.shape[-1]
@@ -519,26 +506,17 @@ def _matmul(t1, t2, has_out=False):
             return _matmul(t1, t2.squeeze(0), has_out)
     batch = broadcast_shapes_or_raise(batch1, batch2)
     nb = int(np.prod(batch))
-    a = _reshape(t1.expand(*batch, n, m1), nb, n, m1)
+    a = reshape(t1.expand(*batch, n, m1), nb, n, m1)
     vector_rhs = d2 == 1
     if vector_rhs:
-        b = _reshape(t2.expand(*batch, m2), nb, m2).unsqueeze(2)
+        b = reshape(t2.expand(*batch, m2), nb, m2).unsqueeze(2)
     else:
-        b = _reshape(t2.expand(*batch, m2, p), nb, m2, p)
+        b = reshape(t2.expand(*batch, m2, p), nb, m2, p)
     out_shape = list(batch) + ([n] if d1 > 1 else []) + ([p] if d2 > 1 else [])
     prod = bmm(a, b)
     if vector_rhs:
         prod = prod.squeeze(-1)
-    return _UnsafeView.apply(prod, tuple(out_shape))
-
-
-def _reshape(t, *shape):
-    """``reshape`` as ATen does it: a view when the strides allow, else clone + ``_unsafe_view``."""
-    from .shape import _view_array, _infer_size
-    shape = _infer_size(tuple(shape), t._data.size)
-    if _view_array(t._data, shape) is not None:
-        return t.reshape(shape)
-    return _UnsafeView.apply(t.clone(memory_format=contiguous_format), shape)
+    return UnsafeView.apply(prod, tuple(out_shape))
 
 
 def _matmul_op(self, other):
@@ -1009,8 +987,8 @@ def _tensordot(a, b, dims1, dims2):
     t1 = t1.permute(*p1)
     t2 = t2.permute(*p2)
     if a.ndim == len(c1) and b.ndim == len(c2):     # everything contracted: a dot product
-        return _reshape(dot(_reshape(t1, csize), _reshape(t2, csize)), *rsizes)
-    return _reshape(mm(_reshape(t1, size1, csize), _reshape(t2, csize, size2)), *rsizes)
+        return reshape(dot(reshape(t1, csize), reshape(t2, csize)), *rsizes)
+    return reshape(mm(reshape(t1, size1, csize), reshape(t2, csize, size2)), *rsizes)
 
 
 def inner(input, other, *, out=None):

@@ -712,6 +712,7 @@ def kron(input, other, *, out=None):
     for x, y in zip(a, b):
         a_shape += [x, 1]
         b_shape += [1, y]
+    # (PyTorch views both inputs with _unsafe_view: intermediates nobody else sees)
     r = UnsafeView.apply(input, tuple(a_shape)) * UnsafeView.apply(other, tuple(b_shape))
     return write_out(out, UnsafeView.apply(r, tuple(x * y for x, y in zip(a, b))))
 

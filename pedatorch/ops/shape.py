@@ -118,14 +118,20 @@ class View(ArrayFunction):
         return grad.reshape(ctx.in_shape), None
 
 
+class ReshapeAlias(View):
+    """``reshape`` of a non-contiguous tensor whose strides allow a view (PyTorch's ``_reshape_alias``)"""
+    node_name = "ReshapeAliasBackward0"
+
+
 class UnsafeView(ArrayFunction):
-    """reshape that had to copy (the strides allowed no view);  dx = grad.reshape(x.shape)"""
+    """out = a fresh tensor with a new shape, not tracked as a view (PyTorch's ``_unsafe_view``: for a
+    clone or a product nobody else sees);  dx = grad.reshape(x.shape)"""
     node_name = "UnsafeViewBackward0"
 
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
-        return np.reshape(x, shape).copy() if np.shares_memory(np.reshape(x, shape), x) else np.reshape(x, shape)
+        return x.reshape(shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -154,12 +160,14 @@ def view_as(self, other):
 
 
 def reshape(input, *shape):
+    """As ATen's reshape: a view of a contiguous tensor (ViewBackward0), a view of a non-contiguous one whose
+    strides allow it (ReshapeAliasBackward0), else a contiguous clone reshaped (CloneBackward0, UnsafeViewBackward0)."""
     shape = _infer_size(_shape_arg(shape), input._data.size)
-    if shape == input._data.shape:
+    if input.is_contiguous():
         return View.apply(input, shape)
     if _view_array(input._data, shape) is not None:
-        return View.apply(input, shape)
-    return UnsafeView.apply(input, shape)
+        return ReshapeAlias.apply(input, shape)
+    return UnsafeView.apply(input.clone(memory_format=contiguous_format), shape)
 
 
 def reshape_as(self, other):
