@@ -163,7 +163,7 @@ def reshape(input, *shape):
     """As ATen's reshape: a view of a contiguous tensor (ViewBackward0), a view of a non-contiguous one whose
     strides allow it (ReshapeAliasBackward0), else a contiguous clone reshaped (CloneBackward0, UnsafeViewBackward0)."""
     shape = _infer_size(_shape_arg(shape), input._data.size)
-    if input.is_contiguous():
+    if input._data.flags.c_contiguous:  # (numpy's flag ignores size-1 dims, as PyTorch's is_contiguous)
         return View.apply(input, shape)
     if _view_array(input._data, shape) is not None:
         return ReshapeAlias.apply(input, shape)
