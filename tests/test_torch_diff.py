@@ -538,3 +538,11 @@ def test_reshape_records_what_aten_records(torch):
                 x[:, :1].reshape(2).grad_fn.name(), x.unsqueeze(0).reshape(2, 3).grad_fn.name())
     ours, theirs = both(torch, run)
     assert ours == theirs
+
+
+def test_inplace_on_a_leaf_view_that_requires_grad_is_refused(torch):
+    for lib in (pt, torch):
+        x = lib.arange(12.).reshape(3, 4)[:, ::2].requires_grad_()
+        for write in (lambda: x.diagonal().add_(2.0), lambda: x.__setitem__((None, slice(None)), 3.0)):
+            with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+                write()

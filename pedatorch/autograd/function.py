@@ -404,11 +404,13 @@ def _save(ctx, args, outs, results):
 
 
 def _check_inplace(t, ctx):
-    if t.grad_fn is None and t._requires_grad:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if t._base is not None and t._base._requires_grad and t._base.grad_fn is None:
+    # PyTorch's test for a view: it requires grad and its base is a leaf (whether or not the base itself
+    # requires grad: ``t[::2].requires_grad_()`` is such a view)
+    if t._base is not None and t._requires_grad and t._base.grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
+    if t.grad_fn is None and t._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 def _wrap_tensors(cls, ctx, args, out, record):
