@@ -251,7 +251,7 @@ class NativeLayerNorm(ArrayFunction):
         x_in, x, w, b = x, to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
         axes = tuple(range(x.ndim - k, x.ndim))
         n = int(np.prod(x.shape[x.ndim - k:]))
-        x2 = x.reshape(-1, n)                         # one row per normalized slice
+        x2 = x.reshape(int(np.prod(x.shape[:x.ndim - k])), n)  # one row per normalized slice (-1 fails when n = 0)
         mean = np.mean(x2, axis=1, keepdims=True)
         xhat = x2 - mean
         var = _rows_dot(xhat, xhat)[:, None] / n if n else mean
@@ -289,8 +289,9 @@ class NativeLayerNorm(ArrayFunction):
     def _backward_np(g, xhat, rstd, w, need, k):
         shape = xhat.shape
         n = int(np.prod(shape[xhat.ndim - k:]))
-        g2, x2 = g.reshape(-1, n), xhat.reshape(-1, n)
-        r2 = rstd.reshape(-1, 1)
+        rows = int(np.prod(shape[:xhat.ndim - k]))
+        g2, x2 = g.reshape(rows, n), xhat.reshape(rows, n)
+        r2 = rstd.reshape(rows, 1)
         gx = gw = gb = None
         if need[0]:
             gwv = g2 * w.reshape(-1) if w is not None else g2.copy()
@@ -319,11 +320,11 @@ def _shape_list(name, normalized_shape):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Layer normalization over the last ``len(normalized_shape)`` dims (see ``NativeLayerNorm``)."""
     ns = _shape_list("layer_norm", normalized_shape)
-    check_kernel_dtype("LayerNormKernelImpl", input._data.dtype, "f")
     k = len(ns)
     if k < 1:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
                            f"element, but got normalized_shape = {shape_str(ns)}")
+    check_kernel_dtype("LayerNormKernelImpl", input._data.dtype, "f")
     if weight is not None and list(weight.shape) != ns:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{shape_str(weight.shape)} and normalized_shape = {shape_str(ns)}")
