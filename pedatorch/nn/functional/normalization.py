@@ -181,7 +181,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
-    check_kernel_dtype("batch_norm", input._data.dtype, "f")
+    if input._data.size:  # (an empty input is returned before PyTorch dispatches on its dtype)
+        check_kernel_dtype("batch_norm", input._data.dtype, "f")
     num_features = input.shape[1] if input.dim() > 1 else 0
     if running_mean is not None:
         _check_features("running_mean", num_features, running_mean)
