@@ -546,3 +546,30 @@ def test_inplace_on_a_leaf_view_that_requires_grad_is_refused(torch):
         for write in (lambda: x.diagonal().add_(2.0), lambda: x.__setitem__((None, slice(None)), 3.0)):
             with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
                 write()
+
+
+SCALAR_CHECKS = {
+    "full_neg_float": lambda lib, u: lib.full((2,), -0.75, dtype=lib.uint8),
+    "fill_above": lambda lib, u: u.fill_(255.5), "fill_255": lambda lib, u: u.fill_(255.0),
+    "fill_300": lambda lib, u: u.fill_(300), "fill_neg_int_wraps": lambda lib, u: u.fill_(-1),
+    "setitem_slice_neg": lambda lib, u: (u.__setitem__(slice(None), -1), u)[1],
+    "setitem_index_300": lambda lib, u: u.__setitem__(lib.tensor([0]), 300),
+    "masked_fill_neg_float": lambda lib, u: u.masked_fill(u == 0, -1.5),
+    "tensor_neg_wraps": lambda lib, u: lib.tensor([-1], dtype=lib.uint8),
+    "tensor_too_neg": lambda lib, u: lib.tensor([-256], dtype=lib.uint8),
+    "clamp_neg_wraps": lambda lib, u: lib.clamp(u, -5), "clamp_float": lambda lib, u: u.clamp(-0.5, 5),
+    "clamp_300": lambda lib, u: u.clamp(0, 300), "chunk_0d": lambda lib, u: lib.tensor(1).chunk(1),
+    "unfold_0d_dim": lambda lib, u: lib.tensor(6).unfold(-2, 1, 1),
+}
+
+
+@pytest.mark.parametrize("name", list(SCALAR_CHECKS))
+def test_scalar_conversions_checked_as_pytorch(torch, name):
+    outcome = []
+    for lib in (pt, torch):
+        try:
+            r = SCALAR_CHECKS[name](lib, lib.zeros(2, dtype=lib.uint8))
+            outcome.append(("ok", r.tolist() if hasattr(r, "tolist") else r))
+        except Exception as e:  # noqa: BLE001 - the class and the words are what is compared
+            outcome.append((type(e).__name__, str(e)))
+    assert outcome[0] == outcome[1]

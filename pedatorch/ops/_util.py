@@ -99,12 +99,18 @@ def _int_range(np_dtype):
 
 
 def checked_int(value, np_dtype, c_name=True):
-    """A Python int for an integer dtype, or PyTorch's RuntimeError when it does not fit (the ops
-    that check their scalar arguments: setitem, clamp, where, ``alpha=``, ``tensor(..., dtype=)``;
-    ``tensor()`` names the dtype, the others its C type)."""
-    if np_dtype.kind in "iu" and isinstance(value, int) and not isinstance(value, bool):
+    """A Python number for an integer dtype, or PyTorch's RuntimeError where its ``c10::overflows`` says
+    it does not fit (the ops that check their scalar arguments: fill_, full, setitem, masked_fill, clamp,
+    where, ``alpha=``, ``tensor(..., dtype=)``; ``tensor()`` names the dtype, the others its C type).
+    An int may be negative down to -max for an unsigned type (it then wraps: ``fill_(-1)`` is 255); a
+    float must lie in the type's range (``fill_(-0.75)`` on uint8 is refused)."""
+    if np_dtype.kind in "iu" and isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
         lo, hi = _int_range(np_dtype)
-        if not lo <= value <= hi:
+        if isinstance(value, numbers.Integral):
+            fits = value <= hi and (value >= -hi if lo == 0 else value >= lo)
+        else:
+            fits = lo <= value <= hi
+        if not fits:
             name = np_dtype.name
             if c_name:
                 name = "int" if name == "int32" else name + "_t"

@@ -263,7 +263,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     np_dt = dtype.np if dtype is not None else _fill_dtype(fill_value)
-    return _finish(np.full(_size_arg((size,), "full"), cast(fill_value, np_dt), np_dt), device, requires_grad, out)
+    value = cast(checked_int(fill_value, np_dt), np_dt)
+    return _finish(np.full(_size_arg((size,), "full"), value, np_dt), device, requires_grad, out)
 
 
 def _like(input, dtype, device):
@@ -298,7 +299,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     np_dt, dev = _like(input, dtype, device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _finish(np.full(input._data.shape, cast(fill_value, np_dt), np_dt), dev, requires_grad)
+    return _finish(np.full(input._data.shape, cast(checked_int(fill_value, np_dt), np_dt), np_dt), dev, requires_grad)
 
 
 def _num(x):

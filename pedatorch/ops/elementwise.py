@@ -856,6 +856,7 @@ class Clamp(ArrayFunction):
         if x.dtype.kind in "iub" and any(isinstance(v, float) for v in (lo, hi)):
             dt = D.get_default_dtype().np
         out = x.astype(dt, copy=False)
+        lo, hi = (None if v is None else cast(v, dt) for v in (lo, hi))  # (an int bound wraps, as PyTorch's)
         if lo is not None:
             out = np.maximum(out, lo)
         if hi is not None:
@@ -1433,8 +1434,9 @@ def clamp(input, min=None, max=None, *, out=None):
         check_kernel_dtype("clamp_cpu", result_np_dtype(*(t for t in (input, min, max) if t is not None)), "if")
         r = ClampTensor.apply(input, min, max)
     else:
+        dt = result_np_dtype(input, *(b for b in (min, max) if b is not None))
         for bound in (min, max):
-            checked_int(bound, input._data.dtype)
+            checked_int(bound, dt)  # (float bounds make a float result: nothing to check)
         r = Clamp.apply(input, min, max)
     return r if out is None else write_out(out, r)
 

@@ -1125,6 +1125,7 @@ def _masked_fill(input, mask, value, inplace):
         broadcast_shapes_or_raise(m.shape, input._data.shape)
     if isinstance(value, Tensor):
         return (MaskedFillTensor_ if inplace else MaskedFillTensor).apply(input, m, value)
+    checked_int(value, input._data.dtype)
     return (MaskedFill_ if inplace else MaskedFill).apply(input, m, value)
 
 

@@ -3,7 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
-from ._util import register, cast
+from ._util import register, cast, checked_int
 
 
 class Fill(ArrayFunction):
@@ -14,7 +14,8 @@ class Fill(ArrayFunction):
     @staticmethod
     def forward(ctx, x, value):
         out = np.empty_like(x)
-        out[...] = value if hasattr(value, "dtype") else cast(value, x.dtype)  # ints wrap, as in PyTorch
+        # a number is checked as PyTorch checks it, then converted (a negative int wraps into uint8)
+        out[...] = value if hasattr(value, "dtype") else cast(checked_int(value, x.dtype), x.dtype)
         return out
 
     @staticmethod

@@ -621,6 +621,8 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def chunk(input, chunks, dim=0):
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = wrap_dim(dim, input._data.ndim)
@@ -1115,7 +1117,8 @@ class UnfoldGrad(ArrayFunction):
 
 def unfold(self, dimension, size, step):
     n = self._data.ndim
-    d = wrap_dim(dimension, n) if n else 0
+    d = wrap_dim(dimension, n)  # (a 0-dim tensor accepts dims 0 and -1)
+    d = d if n else 0
     length = self._data.shape[d] if n else 1
     if size > length:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
