@@ -573,3 +573,19 @@ def test_scalar_conversions_checked_as_pytorch(torch, name):
         except Exception as e:  # noqa: BLE001 - the class and the words are what is compared
             outcome.append((type(e).__name__, str(e)))
     assert outcome[0] == outcome[1]
+
+
+def test_missing_sizes_bool_alpha_and_copysign_of_bool(torch):
+    for lib in (pt, torch):
+        x = lib.ones(2, 3)
+        with pytest.raises(TypeError, match="expand"):
+            x.expand()
+        with pytest.raises(TypeError, match="view"):
+            x.view()
+    def run(lib):
+        s = lib.tensor([-1., 2.], requires_grad=True)
+        y = lib.copysign(lib.tensor([True, False]), s)
+        y.sum().backward()
+        return lib.add(lib.tensor([True, False]), lib.tensor([True, True]), alpha=2), y, s.grad
+    for a, b in zip(*both(torch, run)):
+        assert_close(a, b)

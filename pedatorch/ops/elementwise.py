@@ -37,7 +37,10 @@ class Add(ArrayFunction):
         a, b = promote(a, b)
         if alpha != 1:
             ctx.alpha = alpha
-            b = cast(b, result_np_dtype(a, b))  # (a bool b is still bool: alpha * b must not make it int64)
+            dt = result_np_dtype(a, b)
+            if dt == np.bool_:  # bool: a or (alpha and b)
+                return a | (b & bool(alpha))
+            b = cast(b, dt)  # (a bool b is still bool: alpha * b must not make it int64)
             return a + alpha * b
         return a + b
 

@@ -26,8 +26,10 @@ __all__ = ["reshape", "transpose", "swapaxes", "swapdims", "permute", "t", "sque
            "atleast_2d", "atleast_3d", "ravel", "view_as_real", "view_as_complex", "numel"]
 
 
-def _shape_arg(shape):
-    """``view(2, 3)`` and ``view((2, 3))`` both mean (2, 3)."""
+def _shape_arg(shape, fn=None, arg=None):
+    """``view(2, 3)`` and ``view((2, 3))`` both mean (2, 3); none at all is PyTorch's TypeError."""
+    if not shape and fn is not None:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "{arg}"')
     if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
         shape = shape[0]
     return tuple(int(s) for s in shape)
@@ -143,6 +145,9 @@ def view(self, *shape):
         from .._dtype import dtype as _dt
         if isinstance(shape[0], _dt):
             return _view_dtype(self, shape[0])
+    if not shape:
+        raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
+                        " * (torch.dtype dtype)\n * (tuple of ints size)\n")
     shape = _infer_size(_shape_arg(shape), self._data.size)
     return View.apply(self, shape)
 
@@ -291,7 +296,7 @@ class Expand(ArrayFunction):
 
 
 def expand(self, *sizes):
-    sizes = _shape_arg(sizes)
+    sizes = _shape_arg(sizes, "expand", "size")
     shape = self._data.shape
     if len(sizes) < len(shape):
         raise RuntimeError(f"expand(torch.FloatTensor{{{shape_str(shape)}}}, size={shape_str(sizes)}): the "

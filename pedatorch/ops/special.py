@@ -220,7 +220,8 @@ class Copysign(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        w = Tensor._make(np.where(a._data == 0, 0.0, np.sign(a._data) * np.sign(out._data)).astype(out._data.dtype))
+        sign_a = np.sign(a._data.astype(out._data.dtype))  # (a may be bool or int: numpy has no sign of bool)
+        w = Tensor._make(np.where(a._data == 0, 0.0, sign_a * np.sign(out._data)).astype(out._data.dtype))
         gb = grad * 0 if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1] else None  # PyTorch: zeros
         return grad * w, gb
 
