@@ -39,10 +39,10 @@ import numpy as np
 from ._tensor import Tensor
 from ._dtype import to_opmath, is_float_np
 from .autograd.function import ArrayFunction
-from .ops._util import promote, promote_to_float, to_float, write_out, require_tensor, is_number, _type_word
+from .ops._util import promote_to_float, to_float, write_out, require_tensor, is_number, _type_word
 from .ops.elementwise import (where, RoundDecimals, _erf, _erfc, _erfcx, sigmoid as expit, logit, erf, erfc, erfinv, exp2, expm1,
                               log1p, sinc, xlogy)
-from .ops.special import (Gammainc, Gammaincc, mvlgamma, _lgamma, _float_out, _i1, _BERN, lgamma as gammaln, digamma,
+from .ops.special import (Gammainc, Gammaincc, mvlgamma, _float_out, _i1, _BERN, lgamma as gammaln, digamma,
                           polygamma, i0, i1)
 from .ops.reduction import logsumexp, softmax as _softmax, log_softmax as _log_softmax
 

@@ -17,7 +17,7 @@ from .._device import as_device, to_device_array, CPU
 from .._tensor import Tensor, Size, preserve_format
 from ._util import write_out, register, cast, checked_int, require_tensor
 from ..autograd.grad_mode import _state
-from .._dtype import is_float_np, is_inexact_np
+from .._dtype import is_inexact_np
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace", "logspace",

@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 
 from .._dtype import opmath_np
-from .._tensor import Tensor, contiguous_format
+from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import write_out, register, _type_word, shape_str, result_np_dtype, cast, broadcast_shapes_or_raise
 from .shape import UnsafeView, reshape

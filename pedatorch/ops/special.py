@@ -13,7 +13,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import (promote, to_float, write_out, register, promote_to_float, require_tensor, _type_word,
-                    check_kernel_dtype, check_binary_kernel, result_np_dtype)
+                    check_kernel_dtype, check_binary_kernel)
 from .._dtype import is_float_np
 from .elementwise import _not_implemented_name, where, _no_bool_sub
 

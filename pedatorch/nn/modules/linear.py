@@ -1,7 +1,6 @@
 """Identity, Linear, Bilinear, LazyLinear: PyTorch's default initialisation, drawn from pedatorch's RNG."""
 import math
 
-from ... import _dtype as D
 from ...ops.creation import empty
 from ..parameter import Parameter, UninitializedParameter
 from .. import functional as F, init
