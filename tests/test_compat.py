@@ -37,8 +37,6 @@ RTOL = 1e-4
 EXACT = {"01_tensor_tour.py"}  # printing, indexing, promotion: nothing here may differ even in the last digit
 
 XFAIL = {
-    "11_lazy_modules_summary.py": "an UninitializedParameter acts as an empty tensor (numel() == 0, p + 1 works) "
-                                  "instead of raising 'Attempted to use an uninitialized parameter'",
     "15_checkpoint_resume.py": "torch.save / torch.load are missing",
     "16_amp_recipe.py": "torch.amp (GradScaler) and torch.autocast are missing",
 }

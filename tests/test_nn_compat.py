@@ -369,3 +369,26 @@ def test_buffer_to_keeps_its_values(torch):
     ours = pt.nn.Buffer(pt.tensor([1., 2.])).to(pt.float64)
     theirs = torch.nn.Buffer(torch.tensor([1., 2.])).to(torch.float64)
     assert_close(ours, theirs)
+
+
+@pytest.mark.parametrize("use", [
+    lambda p, lib: p + 1, lambda p, lib: p.numel(), lambda p, lib: p.sum(dim=0), lambda p, lib: lib.relu(p),
+    lambda p, lib: p.dim(), lambda p, lib: p.detach(), lambda p, lib: p.clone(), lambda p, lib: p.requires_grad_(False),
+    lambda p, lib: lib.nn.functional.linear(lib.ones(2, 3), p), lambda p, lib: lib.nn.LazyLinear(3).requires_grad_(False),
+], ids=["add", "numel", "sum", "relu", "dim", "detach", "clone", "requires_grad_", "linear", "module.requires_grad_"])
+def test_uninitialized_parameter_refuses_ops_as_pytorch(torch, use):
+    """Any op on a lazy placeholder is a ValueError naming the op (the method-level wording differs)."""
+    for lib in (pt, torch):
+        with pytest.raises(ValueError, match="^Attempted to use an uninitialized parameter in <"):
+            use(lib.nn.UninitializedParameter(), lib)
+
+
+@pytest.mark.parametrize("use", [
+    lambda p, lib: tuple(p.size()), lambda p, lib: str(p.dtype).split(".")[-1], lambda p, lib: p.device.type,
+    lambda p, lib: p.requires_grad, lambda p, lib: p.is_leaf, lambda p, lib: p.ndim, lambda p, lib: repr(p),
+    lambda p, lib: p.is_floating_point(), lambda p, lib: p.grad is None, lambda p, lib: p.data.tolist(),
+    lambda p, lib: p.to(lib.float64).tolist(), lambda p, lib: type(p.float()).__name__,
+], ids=["size", "dtype", "device", "requires_grad", "is_leaf", "ndim", "repr", "is_floating_point", "grad",
+        "data", "to", "float"])
+def test_uninitialized_parameter_allows_what_pytorch_allows(torch, use):
+    assert use(pt.nn.UninitializedParameter(), pt) == use(torch.nn.UninitializedParameter(), torch)

@@ -1,5 +1,8 @@
 """``nn.Parameter`` (a leaf tensor that a Module registers as one of its parameters), ``nn.Buffer``, and the
 placeholders of lazy modules (``UninitializedParameter``, ``UninitializedBuffer``)."""
+import functools
+import sys
+
 from .._tensor import Tensor
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin",
@@ -63,10 +66,28 @@ class UninitializedTensorMixin:
 
     It holds an empty array that remembers the dtype and device to use; ``materialize(shape)`` gives it
     memory of that shape and turns the very same object into a ``Parameter`` (or plain ``Tensor``), so
-    an optimizer created before the first forward keeps working.  PyTorch raises a ValueError for every
-    op on it; pedatorch guards ``shape`` (and the module-level code paths) only.
+    an optimizer created before the first forward keeps working.
+
+    As in PyTorch, any op on a placeholder raises ValueError: every op reads its inputs' arrays through
+    ``_data``, and here ``_data`` is a property that refuses.  The few things PyTorch allows (the
+    properties such as ``dtype``/``device``/``data``, and ``size``, ``to``, ``float``, ...) run with
+    the refusal lifted (``_allowed`` below).
     """
     __slots__ = ()  # no new layout: ``__class__`` can be swapped for ``cls_to_become``
+
+    @property
+    def _data(self):
+        if _allowed.running:
+            return _ARRAY_SLOT.__get__(self)
+        raise ValueError(
+            f"Attempted to use an uninitialized parameter in {_calling_op()}. This error happens when you are "
+            f"using a `LazyModule` or explicitly manipulating `torch.nn.parameter.{type(self).__name__}` "
+            "objects. When using LazyModules Call `forward` with a dummy batch to initialize the parameters "
+            "before calling torch functions")
+
+    @_data.setter
+    def _data(self, array):
+        _ARRAY_SLOT.__set__(self, array)
 
     def materialize(self, shape, device=None, dtype=None):
         device = self.device if device is None else device
@@ -89,6 +110,10 @@ class UninitializedTensorMixin:
     def __repr__(self):
         return f"<{self.__class__.__name__}>"
 
+    def requires_grad_(self, requires_grad=True):  # it reads no data, but PyTorch refuses it too
+        self._data
+        return super().requires_grad_(requires_grad)
+
     def __reduce_ex__(self, protocol):
         return (self.__class__, (self.requires_grad,))
 
@@ -96,6 +121,46 @@ class UninitializedTensorMixin:
         if id(self) not in memo:
             memo[id(self)] = type(self)(self.requires_grad, self.device, self.dtype)
         return memo[id(self)]
+
+
+_ARRAY_SLOT = Tensor.__dict__["_data"]  # the slot a Tensor keeps its array in, bypassing the refusal
+
+
+def _calling_op():
+    """``<function add>``: the outermost pedatorch function on the stack, i.e. the op the user called."""
+    frame, name = sys._getframe(2), "an operation"
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("pedatorch") and frame.f_code.co_name != "wrapper":
+            name = frame.f_code.co_name  # (decorators' "wrapper" frames are skipped)
+        frame = frame.f_back
+    return f"<function {name}>"
+
+
+def _allowed(method):
+    """``method`` run with placeholders' ``_data`` readable (PyTorch's ``_allowed_methods``).  As there, the
+    permission belongs to the call, not to one tensor: ``lazy.copy_(other_lazy)`` reads both."""
+    @functools.wraps(method)
+    def run(*args, **kwargs):
+        _allowed.running += 1
+        try:
+            return method(*args, **kwargs)
+        finally:
+            _allowed.running -= 1
+    return run
+
+
+_allowed.running = 0  # how many allowed methods are on the stack (lazy modules are set up in one thread)
+
+
+# PyTorch lets these through, and every property (its "method-wrapper" rule) except ``shape``.
+for _name in ("__hash__", "size", "copy_", "is_complex", "is_floating_point", "half", "float", "double",
+              "char", "short", "int", "long", "cuda", "cpu", "to", "get_device", "materialize"):
+    setattr(UninitializedTensorMixin, _name, _allowed(getattr(UninitializedTensorMixin, _name, None)
+                                                      or getattr(Tensor, _name)))
+for _name, _prop in vars(Tensor).items():
+    if isinstance(_prop, property) and _name not in ("shape", "_data"):
+        setattr(UninitializedTensorMixin, _name,
+                property(_allowed(_prop.fget), _prop.fset and _allowed(_prop.fset), _prop.fdel, _prop.__doc__))
 
 
 def is_lazy(param):

@@ -375,8 +375,8 @@ class Module:
                 continue
             with no_grad():
                 new = fn(param)
-            if new._data is not param._data:
-                param._data = new._data
+            if new is not param:
+                param.data = new  # (through the property: a lazy placeholder allows only that)
             if param.grad is not None:
                 with no_grad():
                     g = fn(param.grad)
