@@ -217,6 +217,8 @@ def set_deterministic_debug_mode(mode):
 from . import nn, optim, utils  # noqa: E402,F401  (torch.nn, torch.optim, torch.utils.data as in PyTorch)
 from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (torch.utils.checkpoint)
 from . import accelerator, backends, distributions, mps, onnx, serialization, testing, xpu  # noqa: E402,F401
+from . import func  # noqa: E402,F401
+from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 
 
 # torch.conv2d, torch.max_pool2d, torch.layer_norm, ...: the functional ops PyTorch also offers at top level

@@ -23,6 +23,7 @@ and the sin half waits here for the next call.  ``get_state()`` returns the
 same 5056-byte layout as PyTorch's (``CPUGeneratorImplState``), so states can be
 moved between the two libraries.
 """
+import contextlib
 import math
 import os
 
@@ -274,7 +275,25 @@ class _DoubleStream:
 default_generator = Generator()
 
 
+_refusal = None  # while set (by ``refusing``), every random op raises RuntimeError with this message
+
+
+@contextlib.contextmanager
+def refusing(message):
+    """Within the block, random ops raise ``RuntimeError(message)`` (``vmap(randomness="error")``);
+    ``None`` refuses nothing."""
+    global _refusal
+    before, _refusal = _refusal, message
+    try:
+        yield
+    finally:
+        _refusal = before
+
+
 def _get_generator(generator):
+    """The generator a random op draws from: every random op asks here first."""
+    if _refusal is not None:
+        raise RuntimeError(_refusal)
     if generator is None:
         return default_generator
     if not isinstance(generator, Generator):
