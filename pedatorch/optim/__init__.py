@@ -12,6 +12,7 @@ optimizer.py holds the base class (param groups, state, state_dict, hooks); each
 own module with PyTorch's for-loop implementation; lr_scheduler.py holds the schedulers.
 """
 from . import lr_scheduler
+from . import swa_utils  # noqa: F401 (torch.optim.swa_utils: AveragedModel, SWALR, update_bn)
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
