@@ -3,7 +3,7 @@
 A Tensor holds
   _data            the numpy (or cupy) array: dtype, shape, strides and memory
   _requires_grad   whether gradients flow to it
-  grad_fn          the graph node that made it (None for leaves)
+  grad_fn          the graph node that made it (None for leaves; slot ``_grad_fn``, refreshed for stale views)
   _grad            the accumulated gradient of a leaf (``.grad``)
   _version_counter shared by a tensor and all its views; bumped by in-place ops
   _base            for a view, the tensor whose memory it views (``._base``)
@@ -131,10 +131,16 @@ class UntypedStorage:
         return f"{body}{more}\n[torch.storage.UntypedStorage(device={self.device}) of size {self.nbytes()}]"
 
 
+# How a view was made (PyTorch's CreationMeta): all but DEFAULT forbid rebasing its history after an
+# in-place write (writing through it, or through its base or another view of the base)
+DEFAULT, IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, NO_GRAD_MODE, INFERENCE_MODE = range(5)
+_grad_state = None  # autograd's grad-mode state; set by autograd/function.py (which imports this module)
+
+
 class Tensor:
     """An n-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "grad_fn", "__weakref__", "__dict__")
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "__weakref__", "__dict__")
 
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
@@ -148,6 +154,7 @@ class Tensor:
     _retains_grad = False
     _is_inference = False
     _view_version = 0      # for a view: the version at which its grad_fn was made
+    _creation_meta = 0     # for a view: how it was made (DEFAULT, MULTI_OUTPUT_NODE, NO_GRAD_MODE, ...)
 
     # ------------------------------------------------------------ construction
     @staticmethod
@@ -155,7 +162,7 @@ class Tensor:
         """Wrap an array (the one constructor every op uses; no checks, no copies)."""
         t = _new(Tensor)
         t._data = data
-        t.grad_fn = grad_fn
+        t._grad_fn = grad_fn
         if grad_fn is None:
             t._requires_grad = False
         else:
@@ -191,7 +198,7 @@ class Tensor:
     def _init_from(self, arr, requires_grad=False):
         self._data = arr
         self._requires_grad = requires_grad
-        self.grad_fn = None
+        self._grad_fn = None
 
     # ------------------------------------------------------------ versions and views
     def _shared_version(self):
@@ -211,13 +218,23 @@ class Tensor:
         c = self._version_counter
         return 0 if c is None else c.value
 
-    def _become_view_of(self, src):
+    def _become_view_of(self, src, multi_output=False):
         self._base = src if src._base is None else src._base
         self._version_counter = src._shared_version()
         self._view_version = self._version_counter.value  # its grad_fn describes the base as it is now
+        # how the view was made decides whether it may be rebased after an in-place write
+        # (PyTorch's CreationMeta; ``ops/shape.py: check_view_rebase``)
+        state = _grad_state
+        meta = (INFERENCE_MODE if state.inference else MULTI_OUTPUT_NODE if multi_output and state.enabled
+                else DEFAULT if state.enabled else NO_GRAD_MODE)
+        inherited = src._creation_meta  # a view of a view keeps the stricter of the two
+        if inherited != DEFAULT and (meta == DEFAULT or inherited == INFERENCE_MODE):
+            meta = inherited
+        if meta != DEFAULT:
+            self._creation_meta = meta
 
     def _set_history(self, node, output_nr):
-        self.grad_fn = node
+        self._grad_fn = node
         self._output_nr = output_nr
         self._requires_grad = True
 
@@ -236,8 +253,19 @@ class Tensor:
 
     # ------------------------------------------------------------ autograd attributes
     @property
+    def grad_fn(self):
+        # a view whose base was written in place since gets a fresh node reading from the base, at
+        # this access (PyTorch regenerates it lazily, too)
+        if self._base is not None and self._view_version != self._version_counter.value:
+            from .ops.shape import refresh_view_history
+            refresh_view_history(self)
+        return self._grad_fn
+
+    @property
     def requires_grad(self):
-        return self._requires_grad
+        # a (differentiable) view requires grad when its base does, even if made under no_grad
+        return self._requires_grad or (self._base is not None and self._base._requires_grad and
+                                       self._data.dtype.kind in "fcV")
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -342,7 +370,7 @@ class Tensor:
     def detach_(self):
         if self._base is not None and self._base._requires_grad:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
-        self.grad_fn = None
+        self._grad_fn = None
         self._requires_grad = False
         return self
 
@@ -722,7 +750,7 @@ class Tensor:
             warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
                           "is deprecated and it will throw an error in a future release.", UserWarning,
                           stacklevel=2)
-        return self.permute(*range(self._data.ndim - 1, -1, -1))
+        return self.permute(tuple(range(self._data.ndim - 1, -1, -1)))
 
     @property
     def mT(self):

@@ -28,7 +28,10 @@ import numpy as _np
 
 from .grad_mode import _state, no_grad
 from .graph import Node, AccumulateGrad, _seq, saved_input, saved_output, saved_const, SAVED_INPUT
+from .. import _tensor
 from .._tensor import Tensor
+
+_tensor._grad_state = _state  # views record the grad mode they were made in (Tensor._become_view_of)
 
 __all__ = ["Function", "ArrayFunction", "FunctionCtx", "once_differentiable"]
 
@@ -86,12 +89,13 @@ _NO_CTX = _NoGraphCtx()
 
 def _edge_to(t):
     """The node a gradient for tensor ``t`` flows to: its grad_fn, or its leaf's AccumulateGrad."""
-    fn = t.grad_fn
+    if t._base is not None:
+        fn = t.grad_fn  # refreshed if its base was written in place since
+        if fn is None and not t._requires_grad:
+            return None, 0  # a view made under no_grad of a base that requires grad: PyTorch drops its gradient
+    else:
+        fn = t._grad_fn
     if fn is not None:
-        if t._base is not None and t._view_version != t._version_counter.value:
-            from ..ops.shape import refresh_view_history  # its base changed in place since
-            refresh_view_history(t)
-            fn = t.grad_fn
         return fn, t._output_nr
     ref = t._grad_acc
     acc = ref() if ref is not None else None
@@ -138,7 +142,7 @@ class Function(metaclass=_FunctionMeta):
         if _state.enabled:
             for a in args:
                 if type(a) is Tensor or isinstance(a, Tensor):
-                    if a._requires_grad:
+                    if a._requires_grad or a._base is not None and a.requires_grad:
                         record = True
                         break
         if cls._array_forward:
@@ -147,12 +151,12 @@ class Function(metaclass=_FunctionMeta):
                 out = cls.forward(_NO_CTX, *arrays, **kwargs)
                 return _wrap_plain(cls, args, out)
             ctx = cls._backward_cls()
-            ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+            ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
             out = cls.forward(ctx, *arrays, **kwargs)
             return _wrap_recorded(cls, ctx, args, out)
         # a learner's Function: forward works on Tensors, with the graph off
         ctx = cls._backward_cls()
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         with no_grad():
             out = cls.forward(ctx, *args, **kwargs)
         return _wrap_tensors(cls, ctx, args, out, record)
@@ -169,7 +173,9 @@ class ArrayFunction(Function):
         record = False
         if _state.enabled:
             for a in args:
-                if isinstance(a, Tensor) and a._requires_grad:
+                # (a view also requires grad through its base: one made under no_grad, or one whose
+                # base only gained a history by an in-place write since)
+                if isinstance(a, Tensor) and (a._requires_grad or a._base is not None and a.requires_grad):
                     record = True
                     break
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
@@ -200,6 +206,8 @@ def _mark_inference(result):
 def _new_node(cls, args):
     """The graph node of one recorded call of ``cls``."""
     ctx = cls._backward_cls()
+    if cls._inplace_of is not None:
+        _check_inplace(args[cls._inplace_of], ctx)  # before anything is read (PyTorch's check_inplace)
     _link_inputs(ctx, args)
     return ctx
 
@@ -315,13 +323,12 @@ def _wrap_recorded(cls, ctx, args, out):
 def _wrap_inplace(cls, ctx, args, outs, multi, raw):
     """An in-place op (``add_``): the target keeps its memory and gets this node as its new grad_fn."""
     t = args[cls._inplace_of]
-    _check_inplace(t, ctx)
     to_save = ctx.__dict__.get("_to_save")
     if to_save and any(s is t._data for s in to_save):
         # backward needs self's values from before the write: keep a snapshot with the old history
         # (PyTorch's "original self"); further references to self are saved as self, so reading
         # them in backward fails the version check, as in PyTorch (``y.mul_(y)``)
-        old = Tensor._make(t._data.copy(), t.grad_fn, t._output_nr)
+        old = Tensor._make(t._data.copy(), t._grad_fn, t._output_nr)
         old._requires_grad = t._requires_grad
         i = next(k for k, s in enumerate(to_save) if s is t._data)
         ctx._to_save = to_save[:i] + (old,) + to_save[i + 1:]
@@ -347,10 +354,11 @@ def _link_inputs(ctx, args):
     edges = []
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
-            if a._requires_grad:
+            if a._requires_grad or a._base is not None and a.requires_grad:
                 node, nr = _edge_to(a)
                 nxt.append((node, nr))
-                edges.append((i, node, nr, a._data.shape, a._data.dtype))
+                if node is not None:
+                    edges.append((i, node, nr, a._data.shape, a._data.dtype))
                 needs.append(True)
                 continue
             nxt.append((None, 0))
@@ -404,12 +412,15 @@ def _save(ctx, args, outs, results):
 
 
 def _check_inplace(t, ctx):
+    if t._base is not None and t._data.dtype.kind in "fcV":
+        from ..ops.shape import check_view_rebase
+        check_view_rebase(t, False)  # a view made by split(), or under no_grad, may not be written
     # PyTorch's test for a view: it requires grad and its base is a leaf (whether or not the base itself
     # requires grad: ``t[::2].requires_grad_()`` is such a view)
-    if t._base is not None and t._requires_grad and t._base.grad_fn is None:
+    if t._base is not None and t.requires_grad and t._base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
-    if t.grad_fn is None and t._requires_grad:
+    if t._grad_fn is None and t._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 

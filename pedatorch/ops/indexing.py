@@ -36,7 +36,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, register, write_out, shape_str, _type_word, broadcast_shapes_or_raise, checked_int
-from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed, _view_strides
+from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed, _view_strides, _iterator_layout
 from .._dtype import is_float_np
 
 __all__ = ["index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
@@ -257,36 +257,6 @@ def _advanced_key(t, adv):
 
 
 # ====================================================================== the advanced-indexing ops
-
-def _iterator_layout(shape, operand_strides):
-    """The dim order (fastest first) PyTorch's TensorIterator gives a new output of ``shape``, from the
-    element strides its inputs have over that shape (0 where broadcast): an insertion sort in which the
-    first input with two nonzero, different strides decides, and equal strides put the smaller dim first."""
-    ndim = len(shape)
-
-    def should_swap(d0, d1):
-        for strides in operand_strides:
-            s0, s1 = strides[d0], strides[d1]
-            if s0 == 0 or s1 == 0:
-                continue   # broadcast in one of them: the next input decides
-            if s0 != s1:
-                return 1 if s0 > s1 else -1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(ndim - 1, -1, -1))
-    for i in range(1, ndim):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm
-
 
 def _index_kernel(x, key):
     """``x[key]`` laid out in memory as PyTorch's index kernel lays it out.
@@ -555,8 +525,17 @@ def index_select(input, dim, index, *, out=None):
         raise IndexError("index_select(): Index is supposed to be a vector")
     n = input._data.ndim
     d = wrap_dim(dim, n)
+    if n == 0 and idx.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
     size = input._data.shape[d] if n else 1
-    if ((idx < 0) | (idx >= size)).any():
+    bad = (idx < 0) | (idx >= size)
+    # PyTorch's CPU kernel checks in three places, each with its own words
+    if n > 1 and idx.size and (input._data.size == 0 or d == 1):
+        if input._data.size == 0 and size == 0:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        if bad.any():  # the empty-self check and the dim-1 fast path
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(idx[bad][0])} axis_dim={size}")
+    elif bad.any():
         raise IndexError("index out of range in self")
     r = IndexSelect.apply(input, d, idx.astype(np.int64))
     return write_out(out, r)
@@ -571,6 +550,8 @@ class IndexAdd(ArrayFunction):
     def forward(ctx, x, dim, index, source, alpha):
         ctx.dim, ctx.index, ctx.alpha = dim, index, alpha
         out = np.array(x, copy=True)
+        if out.size == 0:
+            return out  # nothing to add to (the indices were not checked either, as in PyTorch)
         o = _nd(out)
         src = source if source.ndim == o.ndim else source.reshape((1,) * o.ndim)
         if alpha != 1:
@@ -621,7 +602,8 @@ def _index_add(input, dim, index, source, alpha, inplace):
     if len(xs) <= 1:  # PyTorch's 1-D kernel words it differently
         if ((idx < 0) | (idx >= (xs[0] if xs else 1))).any():
             raise IndexError("index out of range in self")
-    _check_bounds(idx, xs[d] if xs else 1, d, negative=False)
+    elif input._data.size:  # (PyTorch's kernel returns before checking when self has no elements)
+        _check_bounds(idx, xs[d], d, negative=False)
     return (IndexAdd_ if inplace else IndexAdd).apply(input, d, idx.astype(np.int64), source, alpha)
 
 
@@ -784,7 +766,10 @@ class Gather(ArrayFunction):
     def forward(ctx, x, dim, index):
         ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
         idx = _nd(index)
-        return np.ascontiguousarray(_nd(x)[_along(idx.shape, dim, idx)].reshape(index.shape))
+        if index.size == 0:  # (an empty index of any shape and dtype gives an empty result of its shape)
+            return np.empty(index.shape, x.dtype)
+        # a new C-contiguous array (np.ascontiguousarray would make a 0-dim result 1-dim)
+        return np.array(_nd(x)[_along(idx.shape, dim, idx)].reshape(index.shape), order="C")
 
     @staticmethod
     def backward(ctx, grad):
@@ -793,12 +778,12 @@ class Gather(ArrayFunction):
 
 
 def _scatter_gather_checks(name, self, dim, idx, src=None, gather_word=False):
-    if idx.dtype not in (np.int64, np.int32):
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     if src is not None and src.dtype != self.dtype:
         raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
-    if idx.size == 0 and not gather_word:
-        return
+    if idx.size == 0:
+        return  # PyTorch checks neither an empty index's dtype nor its shape: nothing is read or written
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     sn, xn = max(self.ndim, 1), max(idx.ndim, 1)
     if sn != xn:
         raise RuntimeError(f"Index tensor must have the same number of dimensions as "
@@ -1323,7 +1308,11 @@ def nonzero(input, *, out=None, as_tuple=False):
     arr = input._data
     if as_tuple:
         return tuple(Tensor._make(c.astype(np.int64)) for c in np.nonzero(_nd(arr)))
-    return write_out(out, Tensor._make(np.argwhere(arr).astype(np.int64)))
+    # PyTorch fills an (ndim, count) array and returns its transpose: strides (1, count) even for a 1-D input
+    result = np.empty((arr.ndim, np.count_nonzero(arr)), np.int64)
+    if arr.ndim:  # (a nonzero 0-dim input gives one row of no coordinates)
+        result[...] = np.nonzero(arr)
+    return write_out(out, Tensor._make(result.T))
 
 
 def argwhere(input):

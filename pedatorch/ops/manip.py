@@ -21,7 +21,7 @@ from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, wrap_dims, register, write_out, shape_str, broadcast_shapes_or_raise, \
     result_np_dtype, _type_word
-from .shape import Diagonal, DiagonalEmbed, IndexEmbed, UnsafeView, _Ctx
+from .shape import Diagonal, DiagonalEmbed, IndexEmbed, UnsafeView, _Ctx, _empty_preserving_layout
 
 __all__ = ["flip", "fliplr", "flipud", "roll", "rot90", "tile", "repeat_interleave", "tril", "triu",
            "tril_indices", "triu_indices", "diag", "diag_embed", "diagflat", "trace", "constant_pad_nd",
@@ -47,9 +47,9 @@ class Flip(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        if not dims or x.ndim == 0:
-            return x.copy()
-        return np.flip(x, dims).copy(order="K")  # a copy in x's memory layout, as PyTorch's
+        out = _empty_preserving_layout(x)  # PyTorch's flip allocates empty_like(x): x's memory layout
+        out[...] = np.flip(x, dims) if dims and x.ndim else x  # (a 0-dim x accepts dim 0 and -1)
+        return out
 
     @staticmethod
     def backward(ctx, grad):

@@ -99,6 +99,86 @@ def _view_strides(old_shape, old_strides, new_shape, itemsize):
     return tuple(new_strides)
 
 
+# ---------------------------------------------------------------------- layouts of new results
+
+def _iterator_layout(shape, operand_strides):
+    """The dim order (fastest first) PyTorch's TensorIterator gives a new output of ``shape``, from the
+    element strides its inputs have over that shape (0 where broadcast): an insertion sort in which the
+    first input with two nonzero, different strides decides, and equal strides put the smaller dim first."""
+    ndim = len(shape)
+
+    def should_swap(d0, d1):
+        for strides in operand_strides:
+            s0, s1 = strides[d0], strides[d1]
+            if s0 == 0 or s1 == 0:
+                continue   # broadcast in one of them: the next input decides
+            if s0 != s1:
+                return 1 if s0 > s1 else -1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
+def _is_non_overlapping_and_dense(shape, strides):
+    """c10's test: sorted by stride (dims of size < 2 last, they never matter), each stride is the
+    product of the sizes before it. Strides in elements."""
+    dims = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d])
+    need = 1
+    for d in dims:
+        if strides[d] != need:
+            return False
+        need *= shape[d]
+    return True
+
+
+def _preserved_strides(shape, strides):
+    """The element strides of ``empty_like(x)`` / ``clone(x)`` in PyTorch's preserve_format: x's own strides
+    when x is non-overlapping and dense (size-1 dims keep theirs, whatever they are), else dense strides
+    in x's dim order (ATen's ``infer_dense_strides``: size-0/1 dims don't grow the stride)."""
+    if _is_non_overlapping_and_dense(shape, strides):
+        return tuple(strides)
+    out, step = [0] * len(shape), 1
+    for d in _iterator_layout(shape, [strides]):    # fastest first
+        out[d] = step
+        step *= max(shape[d], 1)
+    return tuple(out)
+
+
+def _empty_strided(shape, strides, dtype):
+    """A new array of ``shape`` with these element strides (dense ones; a size-1 dim may carry any stride)."""
+    item = np.dtype(dtype).itemsize
+    buf = np.empty(max(int(np.prod(shape)), 1), dtype=dtype)
+    return np.ndarray(shape, dtype=dtype, buffer=buf, strides=tuple(st * item for st in strides))
+
+
+def _empty_preserving_layout(x):
+    """An uninitialised array laid out as PyTorch's ``empty_like(x)`` (preserve_format) lays it out."""
+    return _empty_strided(x.shape, _preserved_strides(x.shape, [st // x.itemsize for st in x.strides]), x.dtype)
+
+
+def _copy_preserving_layout(x):
+    """A copy of array ``x`` laid out as PyTorch's ``clone(memory_format=preserve_format)`` lays it out."""
+    out = np.array(x, copy=True, order="K")
+    item = x.itemsize
+    if out.strides == tuple(st * item for st in _preserved_strides(x.shape, [st // item for st in x.strides])):
+        return out                                  # numpy's copy is already laid out so (the usual case)
+    out = _empty_preserving_layout(x)
+    out[...] = x
+    return out
+
+
 # ====================================================================== views
 
 class View(ArrayFunction):
@@ -238,7 +318,7 @@ class Permute(ArrayFunction):
 
 
 def permute(input, *dims):
-    dims = _shape_arg(dims)
+    dims = _shape_arg(dims, "permute", "dims")
     n = input._data.ndim
     if len(dims) != n:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -267,6 +347,21 @@ def adjoint(input):
     return input.mH
 
 
+def _expand_strides(old_shape, old_strides, shape):
+    """PyTorch's strides for expanding (old_shape, old_strides) to shape (ATen's ``inferExpandGeometry``):
+    from the last dim, a dim keeps its stride unless it is stretched (stride 0); a new leading dim of
+    size 1 gets size * stride of the dim after it, as if it had always been there."""
+    lead = len(shape) - len(old_shape)
+    strides = [0] * len(shape)
+    for i in range(len(shape) - 1, -1, -1):
+        if i >= lead:
+            size, stride = old_shape[i - lead], old_strides[i - lead]
+        else:
+            size, stride = 1, (shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else 0)
+        strides[i] = stride if size == shape[i] else 0
+    return tuple(strides)
+
+
 class Expand(ArrayFunction):
     """out = x broadcast to a bigger shape (stride 0, a view);  dx = grad summed over the new dims"""
     node_name = "ExpandBackward0"
@@ -283,10 +378,8 @@ class Expand(ArrayFunction):
         # numpy marks broadcast views read-only; an in-place write into one is refused
         # (PyTorch refuses it too: several elements share one memory location)
         out = np.broadcast_to(x, shape)
-        lead = len(shape) - x.ndim
-        strides = (0,) * lead + tuple(0 if n == 1 and m != 1 else st
-                                      for n, m, st in zip(x.shape, shape[lead:], x.strides))
-        if out.strides != strides:  # only stretched dims get stride 0, as in PyTorch
+        strides = _expand_strides(x.shape, x.strides, shape)
+        if out.strides != strides:  # numpy numbers new and size-1 dims its own way
             out = np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
         return out
 
@@ -569,7 +662,7 @@ def unbind(input, dim=0):
     outs = Unbind.apply(input, d)
     for o in outs:
         if o._base is None:
-            o._become_view_of(input)
+            o._become_view_of(input, multi_output=True)
     return outs
 
 
@@ -599,12 +692,14 @@ def _split_apply(cls, input, d, bounds):
         outs = (outs,)
     for o in outs:
         if o._base is None:
-            o._become_view_of(input)
+            o._become_view_of(input, multi_output=True)
     return outs
 
 
 def split(tensor, split_size_or_sections, dim=0):
     n = tensor._data.ndim
+    if n == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, n)
     size = tensor._data.shape[d]
     if isinstance(split_size_or_sections, numbers.Integral):
@@ -638,12 +733,16 @@ def chunk(input, chunks, dim=0):
 
 
 def tensor_split(input, indices_or_sections, dim=0):
+    if input._data.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d]
     if isinstance(indices_or_sections, Tensor):
         indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, numbers.Integral):
         n = int(indices_or_sections)
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
         q, r = divmod(size, n)
         bounds, a = [], 0
         for i in range(n):
@@ -656,16 +755,30 @@ def tensor_split(input, indices_or_sections, dim=0):
     return _slices_along(input, d, bounds)
 
 
+def _split_n(name, input, sections, min_dims, dim):
+    """hsplit/vsplit/dsplit: tensor_split, but an int must divide the dim evenly (PyTorch's checks)."""
+    n = input._data.ndim
+    if n < min_dims:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor "
+                           f"with {n} dimensions!")
+    if isinstance(sections, numbers.Integral):
+        size = input._data.shape[dim]
+        if sections == 0 or size % sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the "
+                               f"dimension {size} is not divisible by the split_size {sections}!")
+    return tensor_split(input, sections, dim)
+
+
 def hsplit(input, sections):
-    return tensor_split(input, sections, 1 if input.ndim > 1 else 0)
+    return _split_n("hsplit", input, sections, 1, 1 if input.ndim > 1 else 0)
 
 
 def vsplit(input, sections):
-    return tensor_split(input, sections, 0)
+    return _split_n("vsplit", input, sections, 2, 0)
 
 
 def dsplit(input, sections):
-    return tensor_split(input, sections, 2)
+    return _split_n("dsplit", input, sections, 3, 2)
 
 
 # ---------------------------------------------------------------------- strided views
@@ -870,6 +983,8 @@ class Clone(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, order="K"):
+        if order == "K":  # preserve_format: PyTorch's rule, not numpy's (they differ on size-1 dims)
+            return _copy_preserving_layout(x)
         return np.array(x, copy=True, order=order)
 
     @staticmethod
@@ -913,7 +1028,8 @@ class Copy(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, grad
+        from .elementwise import zero_grad  # PyTorch's zeros_like(grad): not grad * 0 (NaN where grad is inf)
+        return zero_grad(grad), grad
 
 
 def _to_host_or_device(src, dst):
@@ -1048,8 +1164,8 @@ class PutPositions(ArrayFunction):
 def rebase_view_history(view):
     """After an in-place op on ``view``: the base gets a CopySlices node; the view reads from the base."""
     base = view._base
-    fn = view.grad_fn
-    if base._requires_grad and base.grad_fn is None:
+    fn = view._grad_fn  # the in-place op's node (``grad_fn`` would see a stale view and refresh it)
+    if base._requires_grad and base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     node = CopySlices(base, view, fn)
     base._set_history(node, 0)
@@ -1059,20 +1175,62 @@ def rebase_view_history(view):
 def _read_from_base(view, positions):
     """Give ``view`` a grad_fn that reads its elements out of its base's current history."""
     base = view._base
+    old = view._grad_fn
     ctx = TakePositions._backward_cls()
     ctx.shape = base._data.shape
     ctx.positions = positions
     _link_inputs(ctx, (base, positions))
     view._set_history(ctx, 0)
     view._view_version = view._version_counter.value
+    if view._retains_grad and old is not None and old._retain:  # retain_grad() moves to the new node
+        ctx._retain = {0: old._retain.pop(view._output_nr, None)}
 
 
 def refresh_view_history(view):
-    """A view whose base was modified in place since its grad_fn was made gets a fresh one (as PyTorch)."""
-    if view._base._requires_grad:
-        _read_from_base(view, _view_positions(view._base._data, view._data))
-    else:
+    """A view whose base was modified in place since its grad_fn was made gets a fresh one (as PyTorch).
+
+    Called lazily, when the view's ``grad_fn`` is read or the view is used by an op.
+    """
+    if view._grad_fn is None and not view._base._requires_grad:
+        return  # no history to refresh, none to gain
+    if view._data.dtype.kind not in "fcV":
         view._view_version = view._version_counter.value
+        return
+    check_view_rebase(view, True)
+    _read_from_base(view, _view_positions(view._base._data, view._data))
+
+
+def check_view_rebase(view, indirect):
+    """PyTorch's handle_view_on_rebase: a view made by a multi-output op (``split``, ``unbind``) or under
+    no_grad/inference_mode cannot get a new history after an in-place write, through it (direct) or
+    through its base or another view of the base (indirect)."""
+    from .._tensor import DEFAULT, NO_GRAD_MODE, INFERENCE_MODE, MULTI_OUTPUT_NODE
+    from ..autograd.graph import _op_name
+    meta = view._creation_meta
+    if meta == DEFAULT:
+        return
+    fn = view._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if meta in (NO_GRAD_MODE, INFERENCE_MODE) or fn is None:
+        prefix = (f"Output {view._output_nr} of {_op_name(fn)} is a view of a view which was created in"
+                  if fn is not None else "A view was created in")
+        if meta == INFERENCE_MODE:
+            msg = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {view._output_nr} of {_op_name(fn)} is a view and {modified} modified inplace."
+    if meta == MULTI_OUTPUT_NODE:
+        msg += (" This view is the output of a function that returns multiple views. Such functions do not "
+                "allow the output views to be modified inplace. You should replace the inplace operation by "
+                "an out-of-place one.")
+    else:
+        block = "inference_mode" if meta == INFERENCE_MODE else "no_grad"
+        msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                f"code by moving both the view and the inplace either both inside the {block} block (if you "
+                "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+                "tracked).")
+    raise RuntimeError(msg)
 
 
 # ====================================================================== unfold and the *_scatter ops
