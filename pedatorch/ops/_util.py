@@ -6,6 +6,7 @@ is float64 in numpy, float32 in PyTorch; a 0-dim float64 array does not widen
 a float32 one in PyTorch), so binary kernels call ``promote`` first.
 """
 import functools
+import math
 import numbers
 import types
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from .._dtype import is_inexact_np
+from .._dtype import is_inexact_np, is_float_np
 
 _float_kinds = "fc"
 
@@ -44,13 +45,14 @@ def promote(a, b):
 
 
 def promote_to_float(a, b):
-    """``promote`` for float-valued binary ops (atan2, logaddexp, copysign, igamma, ...): the common
-    dtype first, then the default float if it is integral (int with float16 is float16; casting each
-    operand to float first would give float32)."""
-    a, b = promote(a, b)   # (bool with a float may come back unchanged: numpy promotes that itself)
-    arrays = [x for x in (a, b) if hasattr(x, "dtype") and not isinstance(x, np.generic)]
-    floats = [x.dtype for x in arrays if is_inexact_np(x.dtype)]
-    dt = floats[0] if floats else D.get_default_dtype().np
+    """``promote`` for float-valued binary ops (``/``, atan2, xlogy, copysign, igamma, ...): PyTorch's
+    result dtype, or the default float when that is integral or bool.  Each operand is cast straight
+    to the float dtype, never through the common integer dtype: ``uint8_tensor / -3`` is -1.33 in
+    PyTorch, where -3 wrapped into uint8 first would be 253 (int with float16 is float16)."""
+    dt = D.result_type_of(a, b)
+    if not (dt.is_floating_point or dt.is_complex):
+        dt = D.get_default_dtype()
+    dt = dt.np
     return cast(a, dt), cast(b, dt)
 
 
@@ -99,23 +101,54 @@ def _int_range(np_dtype):
 
 
 def checked_int(value, np_dtype, c_name=True):
-    """A Python number for an integer dtype, or PyTorch's RuntimeError where its ``c10::overflows`` says
-    it does not fit (the ops that check their scalar arguments: fill_, full, setitem, masked_fill, clamp,
-    where, ``alpha=``, ``tensor(..., dtype=)``; ``tensor()`` names the dtype, the others its C type).
-    An int may be negative down to -max for an unsigned type (it then wraps: ``fill_(-1)`` is 255); a
-    float must lie in the type's range (``fill_(-0.75)`` on uint8 is refused)."""
-    if np_dtype.kind in "iu" and isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
-        lo, hi = _int_range(np_dtype)
-        if isinstance(value, numbers.Integral):
-            fits = value <= hi and (value >= -hi if lo == 0 else value >= lo)
+    """A Python number for a dtype, or PyTorch's RuntimeError where its ``c10::overflows`` says it does
+    not fit (the ops that check their scalar arguments: fill_, full, setitem, masked_fill, clamp, where,
+    threshold, lerp, addcmul/addcdiv ``value=``, ``alpha=``, a ``pow`` exponent, ``tensor(..., dtype=)``;
+    ``tensor()`` names the dtype, the others its C type).  An int may be negative down to -max for an
+    unsigned type (it then wraps: ``fill_(-1)`` is 255); a float must lie in the type's range
+    (``fill_(-0.75)`` on uint8 is refused).  For a floating dtype a finite number must lie in its range
+    too (``fill_(1e40)`` on float32 is refused; inf and NaN pass), and a complex number with an imaginary
+    part fits no real dtype; ``tensor()`` checks only integers."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Number):
+        return value
+    if isinstance(value, numbers.Real):
+        if np_dtype.kind in "iu":
+            lo, hi = _int_range(np_dtype)
+            if isinstance(value, numbers.Integral):
+                fits = value <= hi and (value >= -hi if lo == 0 else value >= lo)
+            else:
+                fits = lo <= value <= hi
+        elif c_name and is_float_np(np_dtype):
+            hi = _float_max(np_dtype)
+            fits = -hi <= value <= hi or (not isinstance(value, numbers.Integral) and not math.isfinite(value))
         else:
-            fits = lo <= value <= hi
-        if not fits:
-            name = np_dtype.name
-            if c_name:
-                name = "int" if name == "int32" else name + "_t"
-            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+            return value
+    else:  # complex
+        fits = not c_name or np_dtype.kind == "c" or value.imag == 0
+    if not fits:
+        name = np_dtype.name
+        if c_name:
+            name = _C_NAMES.get(name) or name + "_t"
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
     return value
+
+
+# the C++ type names PyTorch's overflow message uses (the integer types are "<name>_t")
+_C_NAMES = {"int32": "int", "float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16"}
+
+
+_FLOAT_MAX = {}
+
+
+def _float_max(np_dtype):
+    """The largest finite value of a floating dtype (bfloat16 included), remembered."""
+    r = _FLOAT_MAX.get(np_dtype)
+    if r is None:
+        import ml_dtypes  # np.finfo knows bfloat16 only through ml_dtypes.finfo
+        r = _FLOAT_MAX[np_dtype] = float(ml_dtypes.finfo(np_dtype).max) if np_dtype.name == "bfloat16" \
+            else float(np.finfo(np_dtype).max)
+    return r
 
 
 def to_float(x):

@@ -16,6 +16,10 @@ class ToCopy(ArrayFunction):
         if np_dtype is not None and x.dtype != np_dtype:
             if x.dtype.kind == "c" and np_dtype.kind != "c":
                 out = out.real
+            if x.dtype.name == "bfloat16" and np_dtype.kind in "iu":
+                # ml_dtypes turns an out-of-range bfloat16 into 0; PyTorch converts through float (exact
+                # for bfloat16) and then as C does, so -1.0 -> uint8 is 255 as it is for float16/32/64
+                out = out.astype(np.float32)
             out = out.astype(np_dtype)
         if dev is not None:
             moved = to_device_array(out, dev)

@@ -7,6 +7,7 @@ input's shape (``engine._validate``), so ``backward`` may return gradients of
 the broadcast shape.
 """
 import math
+import numbers
 
 import numpy as np
 
@@ -15,8 +16,8 @@ from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
 from ._util import (promote, to_float, write_out, register, is_number, _type_word, checked_int, result_np_dtype,
-                    promote_to_float, require_tensor, check_kernel_dtype, check_binary_kernel, cast)
-from .._dtype import is_float_np, to_opmath
+                    promote_to_float, require_tensor, check_kernel_dtype, check_binary_kernel, cast, wrap_int)
+from .._dtype import is_float_np, is_inexact_np, is_reduced_np, to_opmath
 
 __all__ = []  # filled by _export
 
@@ -40,7 +41,7 @@ class Add(ArrayFunction):
             dt = result_np_dtype(a, b)
             if dt == np.bool_:  # bool: a or (alpha and b)
                 return a | (b & bool(alpha))
-            b = cast(b, dt)  # (a bool b is still bool: alpha * b must not make it int64)
+            b = _alpha_operand(b, dt)  # (a bool b is still bool: alpha * b must not make it int64)
             return a + alpha * b
         return a + b
 
@@ -60,7 +61,7 @@ class Sub(ArrayFunction):
         a, b = promote(a, b)
         if alpha != 1:
             ctx.alpha = alpha
-            b = cast(b, result_np_dtype(a, b))
+            b = _alpha_operand(b, result_np_dtype(a, b))
             return a - alpha * b
         return a - b
 
@@ -79,7 +80,7 @@ class Rsub(ArrayFunction):
         _no_bool_sub(a, b)
         a, b = promote(a, b)
         ctx.alpha = alpha
-        return b - alpha * a if alpha != 1 else b - a
+        return b - alpha * _alpha_operand(a, result_np_dtype(a, b)) if alpha != 1 else b - a
 
     @staticmethod
     def backward(ctx, grad):
@@ -90,6 +91,14 @@ class Rsub(ArrayFunction):
 class RsubTensor(Rsub):
     """``rsub(tensor, tensor)``: out = b - alpha * a;  da = -alpha * grad,  db = grad"""
     node_name = "RsubBackward0"
+
+
+def _alpha_operand(x, dt):
+    """The operand alpha multiplies, in the result dtype; an array for integer dtypes, so that alpha times
+    a number wraps there as in PyTorch (uint8: ``add(x, -1, alpha=2)`` adds 254) instead of numpy's
+    OverflowError for a Python int out of range."""
+    x = cast(x, dt)
+    return np.asarray(x, dtype=dt) if dt.kind in "iu" else x
 
 
 def _no_bool_sub(a, b):
@@ -139,23 +148,22 @@ class Div(ArrayFunction):
         if needs:  # da needs b; db needs a and b
             ctx.save_for_backward(a if needs[1] else None, b)
         ctx.rounding_mode = rounding_mode
-        a, b = promote(a, b)
         if rounding_mode is None:
-            if np.result_type(a, b).kind not in "fcV":
-                f = D.get_default_dtype().np
-                a, b = (a.astype(f) if hasattr(a, "astype") else a), (b.astype(f) if hasattr(b, "astype") else b)
+            a, b = promote_to_float(a, b)  # true division: integers go straight to float
             with np.errstate(divide="ignore", invalid="ignore"):
                 return np.true_divide(a, b)
+        a, b = promote(a, b)
         return _rounded_div(a, b, rounding_mode)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         if ctx.rounding_mode is not None:
-            return (grad * 0 if ctx.needs_input_grad[0] else None,
-                    grad * 0 if ctx.needs_input_grad[1] else None)
+            return (zero_grad(grad) if ctx.needs_input_grad[0] else None,
+                    zero_grad(grad) if ctx.needs_input_grad[1] else None)
         ga = grad / b if ctx.needs_input_grad[0] else None
-        gb = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
+        # PyTorch's order, (a / b) / b: not a / b², whose double backward makes NaN where b is 0
+        gb = -grad * ((a / b) / b) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 
@@ -196,9 +204,16 @@ class Pow(ArrayFunction):
     def forward(ctx, a, p):
         ctx.save_for_backward(a)
         ctx.p = p
-        a2, p2 = promote(a, p)
-        if a2.dtype.kind in "iu" and isinstance(p2, (int, np.integer)) and p2 < 0:
+        # PyTorch checks the exponent as given (before uint8 would wrap -3 into 253), then converts it to
+        # the result dtype with its overflow check (integers and float16/bfloat16: uint8 ** 300 is refused)
+        if a.dtype.kind in "iub" and isinstance(p, numbers.Integral) and p < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        dt = result_np_dtype(a, p)
+        if dt.kind in "iu" or is_reduced_np(dt):
+            checked_int(p, dt)
+        if dt == np.bool_:  # bool ** bool: no bool pow kernel; PyTorch copies (** True) or fills ones (** False)
+            return a.copy() if p else np.ones_like(a)
+        a2, p2 = promote(a, p)
         if p == 2:
             return a2 * a2
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -209,7 +224,7 @@ class Pow(ArrayFunction):
         a, = ctx.saved_tensors
         p = ctx.p
         if p == 0:
-            return grad * 0, None
+            return zero_grad(grad), None
         if p == 2:
             return grad * (a * 2), None
         return grad * (a ** (p - 1) * p), None
@@ -232,6 +247,7 @@ class PowTensor(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
+        check_kernel_dtype("pow", result_np_dtype(a, b), "ifc")  # (bool ** bool has no kernel)
         a2, b2 = promote(a, b)
         if a2.dtype.kind in "iu":
             out = _int_power(a2, b2)
@@ -243,11 +259,16 @@ class PowTensor(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        # PyTorch's pow_backward_self / pow_backward_exponent, selects and order included
         a, b, out = ctx.saved_tensors
-        ga = grad * b * a ** (b - 1) if ctx.needs_input_grad[0] else None
-        gb = None
+        ga = gb = None
+        if ctx.needs_input_grad[0]:  # 0 where b == 0 (even where a ** -1 is inf)
+            ga = where(b == 0, 0.0, grad * (b * a ** (b - 1)))
         if ctx.needs_input_grad[1]:
-            gb = grad * out * where(a == 0, 1.0, a).log()
+            # 0 at a == 0, b >= 0 (by continuity); at a == 0, b < 0 it is out * log 0 = -inf.
+            # log of a in the result dtype (an int base is not logged in float32)
+            a_f = a.to(out.dtype) if a.dtype != out.dtype else a
+            gb = grad * where((a == 0) & (b >= 0), 0.0, out * a_f.log())
         return ga, gb
 
 
@@ -257,16 +278,21 @@ class RPow(ArrayFunction):
 
     @staticmethod
     def forward(ctx, b, s):
+        check_kernel_dtype("pow", result_np_dtype(s, b), "ifc")
         s2, b2 = promote(s, b)
         out = _int_power(s2, b2) if b2.dtype.kind in "iu" else np.power(s2, b2)
-        ctx.save_for_backward(out)
+        ctx.save_for_backward(b, out)  # (PyTorch saves the exponent too)
         ctx.s = s
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        out, = ctx.saved_tensors
-        return grad * out * (math.log(ctx.s) if ctx.s > 0 else float("nan") if ctx.s < 0 else 0.0), None
+        b, out = ctx.saved_tensors
+        s = ctx.s
+        log_s = math.log(s) if s > 0 else -math.inf if s == 0 else math.nan
+        if s == 0:  # 0 where b >= 0 (by continuity); out * log 0 = -inf where b < 0
+            return grad * where(b >= 0, 0.0, out * log_s), None
+        return grad * (out * log_s), None
 
 
 class Remainder(ArrayFunction):
@@ -287,7 +313,9 @@ class Remainder(ArrayFunction):
         a, b = ctx.saved_tensors
         gb = None
         if ctx.needs_input_grad[1]:
-            gb = -grad * (a / b).floor()
+            # div(..., rounding_mode) as PyTorch: its gradient is 0, where (a / b).floor() would
+            # pass a NaN (a / b's own gradient at b == 0) into double backward
+            gb = -grad * div(a, b, rounding_mode="floor")
         return grad, gb
 
 
@@ -302,6 +330,8 @@ class RemainderScalarFirst(ArrayFunction):
     @staticmethod
     def forward(ctx, b, s):
         s2, b2 = promote(s, b)
+        if b2.dtype.kind in "iu":
+            _check_int_zero(b2)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.remainder(s2, b2)
 
@@ -327,7 +357,7 @@ class Fmod(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        gb = -grad * (a / b).trunc() if ctx.needs_input_grad[1] else None
+        gb = -grad * div(a, b, rounding_mode="trunc") if ctx.needs_input_grad[1] else None  # (see Remainder)
         return grad, gb
 
 
@@ -452,7 +482,7 @@ class Hypot(ArrayFunction):
 
 
 class LogAddExp(ArrayFunction):
-    """out = log(e^a + e^b);  da = grad * sigmoid(a - b),  db = grad * sigmoid(b - a)"""
+    """out = log(e^a + e^b);  da = grad / (1 + e^(b - a)),  db = grad / (1 + e^(a - b))"""
     node_name = "LogaddexpBackward0"
 
     @staticmethod
@@ -464,7 +494,8 @@ class LogAddExp(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad * (a - b).sigmoid(), grad * (b - a).sigmoid()
+        # PyTorch's formula (not sigmoid(a - b): the same number, another double backward at ±inf)
+        return grad / ((b - a).exp() + 1), grad / ((a - b).exp() + 1)
 
 
 class XLogY(ArrayFunction):
@@ -514,7 +545,7 @@ RemainderScalarFirst._backward_cls.name = _not_implemented_name
 # what each op's derivative reads, as PyTorch saves it ("out": the result, "x": the input): saving
 # only that matters, because an in-place change of anything saved makes backward refuse
 _SAVES = {"Exp": "out", "Exp2": "out", "Expm1": "out", "Sqrt": "out", "Rsqrt": "out", "Tan": "out",
-          "Tanh": "out", "Sigmoid": "out", "Erfinv": "out", "Reciprocal": "out", "Sinc": "both",
+          "Tanh": "out", "Sigmoid": "out", "Reciprocal": "out",
           "Deg2rad": "", "Rad2deg": "", "Floor": "", "Ceil": "", "Trunc": "", "Frac": "", "Sign": ""}
 
 
@@ -707,51 +738,85 @@ Log10 = _unary("Log10", "Log10Backward0", np.log10, lambda x, o, g: g / (x * mat
                "log10(x)' = 1 / (x ln 10)")
 Log1p = _unary("Log1p", "Log1PBackward0", np.log1p, lambda x, o, g: g / (x + 1), "log(1 + x)' = 1 / (1 + x)")
 Sqrt = _unary("Sqrt", "SqrtBackward0", np.sqrt, lambda x, o, g: g / (o * 2), "sqrt(x)' = 1 / (2 sqrt(x))")
-Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), lambda x, o, g: g * o ** 3 * -0.5,
+Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), lambda x, o, g: g * -0.5 * o ** 3,
                "(x^-1/2)' = -1/2 x^-3/2")
 Sin = _unary("Sin", "SinBackward0", np.sin, lambda x, o, g: g * x.cos(), "sin(x)' = cos(x)")
 Cos = _unary("Cos", "CosBackward0", np.cos, lambda x, o, g: g * -x.sin(), "cos(x)' = -sin(x)")
 Tan = _unary("Tan", "TanBackward0", np.tan, lambda x, o, g: g * (o * o + 1), "tan(x)' = 1 + tan²(x)")
-Asin = _unary("Asin", "AsinBackward0", np.arcsin, lambda x, o, g: g / (1 - x * x).sqrt(),
+Asin = _unary("Asin", "AsinBackward0", np.arcsin, lambda x, o, g: g * (-x * x + 1).rsqrt(),
               "asin(x)' = 1 / sqrt(1 - x²)")
-Acos = _unary("Acos", "AcosBackward0", np.arccos, lambda x, o, g: -g / (1 - x * x).sqrt(),
+Acos = _unary("Acos", "AcosBackward0", np.arccos, lambda x, o, g: g * -((-x * x + 1).rsqrt()),
               "acos(x)' = -1 / sqrt(1 - x²)")
 Atan = _unary("Atan", "AtanBackward0", np.arctan, lambda x, o, g: g / (x * x + 1), "atan(x)' = 1 / (1 + x²)")
 Sinh = _unary("Sinh", "SinhBackward0", np.sinh, lambda x, o, g: g * x.cosh(), "sinh(x)' = cosh(x)")
 Cosh = _unary("Cosh", "CoshBackward0", np.cosh, lambda x, o, g: g * x.sinh(), "cosh(x)' = sinh(x)")
 Tanh = _unary("Tanh", "TanhBackward0", np.tanh, lambda x, o, g: g * (1 - o * o), "tanh(x)' = 1 - tanh²(x)")
-Asinh = _unary("Asinh", "AsinhBackward0", np.arcsinh, lambda x, o, g: g / (x * x + 1).sqrt(),
+Asinh = _unary("Asinh", "AsinhBackward0", np.arcsinh, lambda x, o, g: g * (x ** 2 + 1).rsqrt(),
                "asinh(x)' = 1 / sqrt(x² + 1)")
-Acosh = _unary("Acosh", "AcoshBackward0", np.arccosh, lambda x, o, g: g / (x * x - 1).sqrt(),
+Acosh = _unary("Acosh", "AcoshBackward0", np.arccosh, lambda x, o, g: g * (x * x - 1).rsqrt(),
                "acosh(x)' = 1 / sqrt(x² - 1)")
 Atanh = _unary("Atanh", "AtanhBackward0", np.arctanh, lambda x, o, g: g / (1 - x * x),
                "atanh(x)' = 1 / (1 - x²)")
 Sigmoid = _unary("Sigmoid", "SigmoidBackward0", _sigmoid_kernel, lambda x, o, g: g * o * (1 - o),
                  "sigmoid(x)' = sigmoid(x) (1 - sigmoid(x))")
-Erf = _unary("Erf", "ErfBackward0", _erf_kernel, lambda x, o, g: g * (-x * x).exp() * (2 / _SQRT_PI),
+Erf = _unary("Erf", "ErfBackward0", _erf_kernel, lambda x, o, g: (-(x ** 2)).exp() * (2 / _SQRT_PI) * g,
              "erf(x)' = 2/sqrt(pi) exp(-x²)")
 def _erfc_kernel(x):
     x = np.asarray(x)
     return _erfc(x.astype(np.float64)).astype(x.dtype)
 
 
-Erfc = _unary("Erfc", "ErfcBackward0", _erfc_kernel, lambda x, o, g: g * (-x * x).exp() * (-2 / _SQRT_PI),
+Erfc = _unary("Erfc", "ErfcBackward0", _erfc_kernel, lambda x, o, g: (-(x ** 2)).exp() * (-2 / _SQRT_PI) * g,
               "erfc(x)' = -2/sqrt(pi) exp(-x²)")
-Erfinv = _unary("Erfinv", "ErfinvBackward0", _erfinv, lambda x, o, g: g * (o * o).exp() * (_SQRT_PI / 2),
+Erfinv = _unary("Erfinv", "ErfinvBackward0", _erfinv, lambda x, o, g: (x.erfinv() ** 2).exp() * (0.5 * _SQRT_PI) * g,
                 "erfinv(x)' = sqrt(pi)/2 exp(erfinv(x)²)")
 Reciprocal = _unary("Reciprocal", "ReciprocalBackward0", lambda x: 1 / x, lambda x, o, g: g * -(o * o),
                     "(1/x)' = -1/x²")
-Sinc = _unary("Sinc", "SincBackward0", np.sinc,
-              lambda x, o, g: g * where(x == 0, 0.0, ((x * math.pi).cos() - o) / x),
-              "sinc(x)' = (cos(pi x) - sinc(x)) / x")
+def _sinc_grad(x, o, g):
+    """PyTorch's sinc_backward: (pi x cos(pi x) - sin(pi x)) / (pi x²), 0 where pi x² is 0"""
+    x_pi = x * math.pi
+    x_squared_pi = x * x * math.pi
+    out = g * ((x_pi * x_pi.cos() - x_pi.sin()) / x_squared_pi)
+    return where(x_squared_pi == 0, 0.0, out)
+
+
+Sinc = _unary("Sinc", "SincBackward0", np.sinc, _sinc_grad, "sinc(x)' = (cos(pi x) - sinc(x)) / x")
 Deg2rad = _unary("Deg2rad", "Deg2RadBackward0", np.deg2rad, lambda x, o, g: g * (math.pi / 180), "deg2rad")
 Rad2deg = _unary("Rad2deg", "Rad2DegBackward0", np.rad2deg, lambda x, o, g: g * (180 / math.pi), "rad2deg")
-Logit = _unary("Logit", "LogitBackward0", lambda x: np.log(x / (1 - x)), lambda x, o, g: g / (x * (1 - x)),
-               "logit(x)' = 1 / (x (1 - x))")
+
+
+class Logit(ArrayFunction):
+    """out = log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given (one op, as PyTorch's);
+    dx = grad / (x (1 - x)) for x in [eps, 1 - eps], else 0; without eps, for x in [0, 1], else NaN"""
+    node_name = "LogitBackward0"
+
+    @staticmethod
+    def forward(ctx, x, eps=None):
+        ctx.save_for_backward(x)
+        ctx.eps = eps
+        xf = to_float(x)
+        w = to_opmath(xf)
+        if eps is not None:
+            lo = w.dtype.type(eps)
+            w = np.minimum(np.maximum(w, lo), 1 - lo)  # (NaN stays NaN)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(w / (1 - w)).astype(xf.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        eps = ctx.eps
+        lo, hi = (0.0, 1.0) if eps is None else (eps, 1 - eps)
+        inside = (x >= lo) & (x <= hi)
+        if eps is not None and not _state.enabled:
+            # PyTorch's logit_backward kernel (no graph to record): the same, except that a NaN x is
+            # tested "outside" with x < lo || x > hi, so it gives NaN where the formula below gives 0
+            inside = inside | x.isnan()
+        return where(inside, grad / (x * (1 - x)), math.nan if eps is None else 0.0), None
 
 
 def _zero_grad(x, o, g):
-    return g * 0
+    return zero_grad(g)
 
 
 Floor = _unary("Floor", "FloorBackward0", np.floor, _zero_grad, "floor: gradient 0", keep_int=True,
@@ -803,7 +868,9 @@ class Relu(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
-        out = np.maximum(x, 0) if x.dtype != np.bool_ else x.copy()
+        if x.dtype == np.bool_:  # checked here, so torch.relu, relu_, F.relu and nn.ReLU all refuse it
+            raise RuntimeError("Boolean inputs not supported for relu")
+        out = np.maximum(x, 0)
         ctx.save_for_backward(out)
         return out
 
@@ -839,7 +906,7 @@ class Round(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, None
+        return zero_grad(grad), None
 
 
 class RoundDecimals(Round):
@@ -895,13 +962,13 @@ class ClampTensor(ArrayFunction):
     @staticmethod
     def forward(ctx, x, lo, hi):
         ctx.save_for_backward(x, lo, hi)
-        out = x
+        # one result dtype for all three (promoting pairwise would let a 0-dim intermediate lose its rank)
+        dt = result_np_dtype(*(v for v in (x, lo, hi) if v is not None))
+        out = cast(x, dt)
         if lo is not None:
-            out, lo2 = promote(out, lo)
-            out = np.maximum(out, lo2)
+            out = np.maximum(out, cast(lo, dt))
         if hi is not None:
-            out, hi2 = promote(out, hi)
-            out = np.minimum(out, hi2)
+            out = np.minimum(out, cast(hi, dt))
         return out if out is not x else x.copy()
 
     @staticmethod
@@ -947,6 +1014,14 @@ def masked_grad(grad, keep):
     return Where.apply(keep, grad, 0.0)
 
 
+def zero_grad(grad):
+    """PyTorch's ``zeros_like(grad)``, the gradient of the ops that are flat almost everywhere (round,
+    floor, sign, div with rounding_mode, ...): a fresh constant, not ``grad * 0``, which is NaN where
+    grad is inf or NaN and would record a graph (PyTorch's zero gradient has no grad_fn)."""
+    from .creation import zeros_like
+    return zeros_like(grad)
+
+
 class Lerp(ArrayFunction):
     """out = a + w (b - a);  da = grad (1 - w),  db = grad w,  dw = grad (b - a)"""
     node_name = "LerpBackward0"
@@ -958,6 +1033,8 @@ class Lerp(ArrayFunction):
             ctx.save_for_backward(a, b, w)
         ctx.w = None if weight_is_tensor else w
         a, b = promote(a, b)
+        if weight_is_tensor and w.dtype != a.dtype:  # a 0-dim weight of another dtype computes in a's
+            w = w.astype(a.dtype)
         diff = b - a
         # PyTorch's two-sided formula: exact at w = 0 and at w = 1
         if weight_is_tensor:
@@ -1006,7 +1083,8 @@ class AddCDiv(ArrayFunction):
         ctx.value = value
         dt = result_np_dtype(x, t1, t2)  # all three in the result dtype first (bool * 0.5 is not float64)
         x, t1, t2 = cast(x, dt), cast(t1, dt), cast(t2, dt)
-        q = t1 * value / t2 if value != 1 else t1 / t2  # PyTorch's order: (value * t1) / t2
+        with np.errstate(divide="ignore", invalid="ignore"):  # (x / 0 is inf or NaN, silently, as in PyTorch)
+            q = t1 * value / t2 if value != 1 else t1 / t2  # PyTorch's order: (value * t1) / t2
         return (x + q).astype(dt, copy=False)
 
     @staticmethod
@@ -1018,6 +1096,11 @@ class AddCDiv(ArrayFunction):
         t2 = ctx._unpack(saved[1])
         v = ctx.value
         need = ctx.needs_input_grad
+        if need[1] and not is_inexact_np(t2._data.dtype):
+            # PyTorch computes t1's gradient factor value / t2 into a tensor of t2's dtype, which a float
+            # quotient cannot be cast to: its backward fails for an integer t2 (so does this one)
+            raise RuntimeError(f"result type {_type_word(D.get_default_dtype().np)} can't be cast to the desired "
+                               f"output type {_type_word(t2._data.dtype)}")
         g1 = grad * v / t2 if need[1] else None
         g2 = -grad * v * ctx._unpack(saved[0]) / (t2 * t2) if need[2] else None
         return grad, g1, g2, None
@@ -1037,7 +1120,7 @@ class Sgn(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return zero_grad(grad)
 
 
 class NanToNum(ArrayFunction):
@@ -1175,28 +1258,45 @@ def _ip(cls):
     return c
 
 
-def _check_scalar_alpha(alpha, a, b):
-    if alpha != 1 and isinstance(alpha, float):
-        for t in (a, b):
-            if isinstance(t, Tensor) and t._data.dtype.kind in "iub":
-                raise RuntimeError("For integral input tensors, argument alpha must not be a floating point "
-                                   "number.")
-    if isinstance(alpha, int):
-        checked_int(alpha, result_np_dtype(a, b))
+def _alpha_given(alpha):
+    """Was ``alpha=`` given (anything but the default int 1; ``True == 1`` but is checked as a bool)?"""
+    return not (type(alpha) is int and alpha == 1)
+
+
+def _check_alpha(alpha, a, b):
+    """PyTorch's ``alpha_check`` for add/sub/rsub, on the *result* dtype (``float + uint8 * 0.5`` is fine),
+    then alpha converted to that dtype with the overflow check.  Returns alpha as the kernel uses it: an
+    int wrapped into the integer dtype (-1 is 255 for uint8, as PyTorch's conversion gives)."""
+    dt = result_np_dtype(a, b)
+    if isinstance(alpha, (bool, np.bool_)) and dt != np.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if not isinstance(alpha, numbers.Integral) and not is_inexact_np(dt):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if isinstance(alpha, complex) and dt.kind != "c":
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+    checked_int(alpha, dt)
+    return wrap_int(int(alpha), dt) if dt.kind in "iu" else alpha
+
+
+def _check_sub_alpha(alpha, a, b):
+    """``_check_alpha`` for a subtraction: PyTorch refuses a bool operand first."""
+    _no_bool_sub(*(x._data if isinstance(x, Tensor) else x for x in (a, b)))
+    return _check_alpha(alpha, a, b)
 
 
 def add(input, other, *, alpha=1, out=None):
     if not isinstance(input, Tensor):
         return add(other, input, alpha=1, out=out) if alpha == 1 else Rsub.apply(other * -alpha, input)
-    if alpha != 1:
-        _check_scalar_alpha(alpha, input, other)
-        r = Add.apply(input, other, alpha)
+    if _alpha_given(alpha):
+        r = Add.apply(input, other, _check_alpha(alpha, input, other))
     else:
         r = Add.apply(input, other)
     return r if out is None else write_out(out, r)
 
 
 def sub(input, other, *, alpha=1, out=None):
+    if _alpha_given(alpha):
+        alpha = _check_sub_alpha(alpha, input, other)
     if not isinstance(input, Tensor):
         r = Rsub.apply(other, input, alpha)
     else:
@@ -1208,6 +1308,8 @@ subtract = sub
 
 
 def rsub(input, other, *, alpha=1):
+    if _alpha_given(alpha):
+        alpha = _check_sub_alpha(alpha, input, other)
     return (RsubTensor if isinstance(other, Tensor) else Rsub).apply(input, other, alpha)
 
 
@@ -1223,8 +1325,11 @@ multiply = mul
 
 def div(input, other, *, rounding_mode=None, out=None):
     if not isinstance(input, Tensor):
-        from .creation import tensor
-        input = tensor(input, device=other.device)
+        if rounding_mode is None:  # (true division: the number's value matters, not its dtype)
+            from .creation import tensor
+            input = tensor(input, device=other.device)
+        else:
+            input = _wrapped_number(input, other)
     if rounding_mode is None:
         r = Div.apply(input, other)
     else:
@@ -1241,11 +1346,18 @@ divide = true_divide = div
 
 def floor_divide(input, other, *, out=None):
     if not isinstance(input, Tensor):
-        from .creation import tensor
-        input = tensor(input)
+        input = _wrapped_number(input, other)
     check_binary_kernel("div_floor_cpu", input, other, "if")
     r = FloorDivide.apply(input, other)
     return r if out is None else write_out(out, r)
+
+
+def _wrapped_number(value, other):
+    """A Python number given as the first operand (``2 // x``, ``floor_divide(2, x)``) as PyTorch wraps it:
+    a 0-dim tensor already in the result dtype, so it neither widens the result (a 0-dim int64 tensor
+    would make ``2 // int8_tensor`` int64) nor loses the wrap into an unsigned dtype (-3 with uint8: 253)."""
+    dt = result_np_dtype(value, other)
+    return Tensor._make(np.asarray(cast(value, dt), dtype=dt))
 
 
 def pow(input, exponent, *, out=None):
@@ -1342,8 +1454,6 @@ def square(input, *, out=None):
 
 
 def relu(input, inplace=False):
-    if input._data.dtype == np.bool_:
-        raise RuntimeError("Boolean inputs not supported for relu")
     return Relu.apply(input) if not inplace else _ip(Relu).apply(input)
 
 
@@ -1420,8 +1530,7 @@ def round(input, *, decimals=None, out=None):
 
 
 def logit(input, eps=None, *, out=None):
-    x = input if eps is None else clamp(input, eps, 1 - eps)
-    r = Logit.apply(x)
+    r = Logit.apply(input, eps)
     return r if out is None else write_out(out, r)
 
 
@@ -1480,9 +1589,21 @@ def where(condition, input=None, other=None, *, out=None):
     return r if out is None else write_out(out, r)
 
 
+def _check_lerp_args(input, end, weight):
+    """PyTorch's lerp does not promote: ``end`` and a weight tensor with dims must have input's dtype (the
+    message names C++ types); a number weight is converted with the overflow check (float32 for halfs)."""
+    from .linalg import _cname
+    dt = input._data.dtype
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t._data.dtype != dt and (name == "end" or t.ndim > 0):
+            raise RuntimeError(f"expected dtype {_cname(dt)} for `{name}` but got dtype {_cname(t._data.dtype)}")
+    check_kernel_dtype("lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar", dt, "fc")
+    if not isinstance(weight, Tensor):
+        checked_int(weight, D.opmath_np(dt))
+
+
 def lerp(input, end, weight, *, out=None):
-    check_kernel_dtype("lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar",
-                       input._data.dtype, "fc")
+    _check_lerp_args(input, end, weight)
     r = (LerpTensor if isinstance(weight, Tensor) else Lerp).apply(input, end, weight)
     return r if out is None else write_out(out, r)
 
@@ -1490,7 +1611,9 @@ def lerp(input, end, weight, *, out=None):
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     require_tensor("addcmul", tensor1, "tensor1")
     require_tensor("addcmul", tensor2, "tensor2", 3)
-    check_kernel_dtype("addcmul_cpu_out", result_np_dtype(input, tensor1, tensor2), "ifc")
+    dt = result_np_dtype(input, tensor1, tensor2)
+    check_kernel_dtype("addcmul_cpu_out", dt, "ifc")
+    checked_int(value, dt)  # value is converted to the result dtype with the overflow check
     r = AddCMul.apply(input, tensor1, tensor2, value)
     return r if out is None else write_out(out, r)
 
@@ -1505,6 +1628,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
                            "input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float "
                            "inputs. The future addcdiv behavior is just the latter implementation: (input + value "
                            "* tensor1 / tensor2), for all dtypes.")
+    checked_int(value, result_np_dtype(input, tensor1, tensor2))  # converted with the overflow check
     r = AddCDiv.apply(input, tensor1, tensor2, value)
     return r if out is None else write_out(out, r)
 
@@ -1617,7 +1741,7 @@ def _unrecorded_inplace(self, *others):
     dst = self._data
     if type(dst) is not np.ndarray or not dst.flags.writeable or self._is_inference:
         return None
-    if _state.enabled and (self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)):
+    if _state.enabled and (self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others)):
         return None
     arrays = []
     for o in others:
@@ -1647,8 +1771,9 @@ def _write_unrecorded(self, fn, *others):
 
 
 def add_(self, other, *, alpha=1):
+    if _alpha_given(alpha):
+        alpha = _check_alpha(alpha, self, other)
     if alpha != 1:
-        _check_scalar_alpha(alpha, self, other)
         if _write_unrecorded(self, lambda d, o: np.add(d, o * alpha, out=d), other):
             return self
         return _ip(Add).apply(self, other, alpha)
@@ -1658,6 +1783,8 @@ def add_(self, other, *, alpha=1):
 
 
 def sub_(self, other, *, alpha=1):
+    if _alpha_given(alpha):
+        alpha = _check_sub_alpha(alpha, self, other)
     if alpha != 1:
         if _write_unrecorded(self, lambda d, o: np.subtract(d, o * alpha, out=d), other):
             return self
@@ -1735,12 +1862,11 @@ def _rtruediv(self, other):
 
 
 def _rfloordiv(self, other):
-    from .creation import tensor
-    return floor_divide(tensor(other, dtype=None), self)
+    return floor_divide(other, self)
 
 
 def _rmod(self, other):
-    return RemainderScalarFirst.apply(self, other)
+    return remainder(other, self)  # (its dtype check: True % bool_tensor has no kernel)
 
 
 def _rpow(self, other):
@@ -1800,7 +1926,7 @@ _methods = {
     "square_": lambda self: _ip(Pow).apply(self, 2), "remainder_": lambda self, o: _ip(RemainderTensor if isinstance(o, Tensor) else Remainder).apply(self, o),
     "fmod_": lambda self, o: _ip(FmodTensor if isinstance(o, Tensor) else Fmod).apply(self, o),
     "atan2_": _simple_inplace(Atan2),
-    "lerp_": lambda self, end, w: _ip(LerpTensor if isinstance(w, Tensor) else Lerp).apply(self, end, w),
+    "lerp_": lambda self, end, w: _check_lerp_args(self, end, w) or _ip(LerpTensor if isinstance(w, Tensor) else Lerp).apply(self, end, w),
     "round_": lambda self, decimals=0: _ip(Round).apply(self, decimals) if decimals else _ip(Round).apply(self),
     "nan_to_num_": lambda self, nan=0.0, posinf=None, neginf=None: _ip(NanToNum).apply(self, nan, posinf, neginf),
     "addcmul_": addcmul_, "addcdiv_": addcdiv_,
@@ -1844,7 +1970,7 @@ def _copy_inplace(fn):
 
 _methods.update({
     "arctan2_": _simple_inplace(Atan2), "hypot_": _simple_inplace(Hypot), "xlogy_": _simple_inplace(XLogY),
-    "logit_": lambda self, eps=None: _ip(Logit).apply(self) if eps is None else self.copy_(logit(self, eps)),
+    "logit_": lambda self, eps=None: _ip(Logit).apply(self, eps),
     "sgn_": lambda self: _ip(Sgn).apply(self), "float_power_": lambda self, e: self.copy_(float_power(self, e)),
     "floor_divide_": lambda self, o: _ip(FloorDivide).apply(self, o),
     "greater_": _copy_inplace(gt), "greater_equal_": _copy_inplace(ge), "less_": _copy_inplace(lt),

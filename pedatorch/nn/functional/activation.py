@@ -19,9 +19,9 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
-from ...ops._util import _type_word, check_kernel_dtype
-from ...ops.elementwise import Relu, _ip, _erf, masked_grad
-from ..._dtype import is_inexact_np, to_opmath
+from ...ops._util import _type_word, check_kernel_dtype, checked_int
+from ...ops.elementwise import Relu, _ip, _erf, masked_grad, zero_grad
+from ..._dtype import is_inexact_np, to_opmath, opmath_np
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_",
            "gelu", "silu", "mish", "sigmoid", "tanh", "hardtanh", "hardtanh_", "hardsigmoid", "hardswish",
@@ -133,7 +133,28 @@ class LeakyRelu(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        return _leaky_grad(grad, x._data > 0, ctx.slope), None
+        return LeakyReluBackward.apply(grad, x, ctx.slope), None
+
+
+class LeakyReluBackward(ArrayFunction):
+    """PyTorch's leaky_relu_backward kernel: grad where x > 0, grad * slope elsewhere (NaN x too).
+    One node, as PyTorch's, so that double backward is PyTorch's: this again for grad, and an explicit
+    zero for x (0 * inf is NaN there, where the gradient reaching x is inf)."""
+    node_name = "LeakyReluBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, x, slope):
+        ctx.save_for_backward(x)
+        ctx.slope = slope
+        g = to_opmath(grad)
+        with np.errstate(invalid="ignore", over="ignore"):
+            return _back(np.where(to_opmath(x) > 0, g, g * g.dtype.type(slope)), grad)
+
+    @staticmethod
+    def backward(ctx, gg):
+        x, = ctx.saved_tensors
+        return (LeakyReluBackward.apply(gg, x, ctx.slope) if ctx.needs_input_grad[0] else None,
+                zero_grad(gg) if ctx.needs_input_grad[1] else None, None)
 
 
 def _leaky_grad(grad, positive, slope):
@@ -159,7 +180,7 @@ class LeakyRelu_(ArrayFunction):
         out, = ctx.saved_tensors
         if ctx.slope < 0:
             _inplace_leaky_error()
-        return _leaky_grad(grad, out._data > 0, ctx.slope), None
+        return LeakyReluBackward.apply(grad, out, ctx.slope), None
 
 
 def _inplace_leaky_error():
@@ -190,15 +211,54 @@ class Elu(ArrayFunction):
     def forward(ctx, x, alpha, scale, input_scale):
         _float_only(x, "elu_cpu")
         ctx.save_for_backward(x)
-        ctx.coef = (alpha * scale, scale, input_scale)
+        ctx.params = (alpha, scale, input_scale)
         return _elu_kernel(x, alpha * scale, scale, input_scale)
 
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        neg, pos, ins = ctx.coef
-        d = (x * ins).exp() * (ins * neg)
-        return _where_const(x._data > 0, grad * pos, grad * d), None, None, None
+        alpha, scale, input_scale = ctx.params
+        return EluBackward.apply(grad, x, alpha, scale, input_scale, False), None, None, None
+
+
+class EluBackward(ArrayFunction):
+    """PyTorch's elu_backward kernel, the gradient of elu, selu and celu, from the input x (or, after an
+    in-place elu, from the result):
+        grad * scale                                               where x > 0 (a NaN x too)
+        grad * input_scale * alpha * scale * exp(x * input_scale)  where x <= 0
+        grad * input_scale * (out + alpha * scale)                 where out <= 0 (from the result)
+    in one pass in the op-math dtype, rounded once.  One node, as PyTorch's, so that double backward is
+    PyTorch's elu_double_backward (whose mask is x < 0, not x <= 0; nothing flows through exp where x > 0)."""
+    node_name = "EluBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, s, alpha, scale, input_scale, is_result):
+        ctx.save_for_backward(grad, s)
+        ctx.params = (alpha, scale, input_scale, is_result)
+        g, v = to_opmath(grad), to_opmath(s)
+        c = g.dtype.type  # the kernel's coefficients are in that dtype too
+        neg, pos, ins = c(alpha) * c(scale), c(scale), c(input_scale)
+        with np.errstate(over="ignore", invalid="ignore"):
+            if is_result:
+                out = np.where(v <= 0, g * ins * (v + neg), g * pos)
+            else:
+                out = np.where(v <= 0, g * ins * neg * np.exp(v * ins), g * pos)
+        return _back(out, grad)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, s = ctx.saved_tensors
+        alpha, scale, input_scale, is_result = ctx.params
+        need = ctx.needs_input_grad
+        d_grad = EluBackward.apply(gg, s, alpha, scale, input_scale, is_result) if need[0] else None
+        d_s = None
+        if need[1]:  # elu_double_backward
+            negative = (s < 0).to(gg.dtype)
+            if is_result:
+                d_s = gg * grad * input_scale * negative
+            else:
+                d_s = EluBackward.apply(gg * grad * input_scale, s, alpha, scale, input_scale, False) * negative
+        return d_grad, d_s, None, None, None, None
 
 
 def _elu_kernel(x, neg, pos, ins):
@@ -223,28 +283,44 @@ class Elu_(ArrayFunction):
         _float_only(x, "elu_cpu")
         out = _elu_kernel(x, alpha * scale, scale, input_scale)
         ctx.save_for_backward(out)
-        ctx.coef = (alpha * scale, scale, input_scale)
-        ctx.alpha = alpha
+        ctx.params = (alpha, scale, input_scale)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         out, = ctx.saved_tensors
-        neg, pos, ins = ctx.coef
-        if ctx.alpha < 0:
+        alpha, scale, input_scale = ctx.params
+        if alpha < 0:
             raise RuntimeError("In-place elu backward calculation is triggered with a negative slope which is not "
                                "supported. This is caused by calling in-place forward function with a negative slope, "
                                "please call out-of-place version instead.")
-        return _where_const(out._data > 0, grad * pos, grad * ((out + neg) * ins)), None, None, None
+        return EluBackward.apply(grad, out, alpha, scale, input_scale, True), None, None, None
 
 
 class Celu(Elu):
     """celu(x) = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)): elu with input_scale = 1 / alpha"""
     node_name = "CeluBackward0"
 
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        alpha = ctx.params[0]
+        return EluBackward.apply(grad, x, alpha, 1.0, _celu_backward_scale(alpha), False), None, None, None
+
 
 class Celu_(Elu_):
     node_name = "CeluBackward1"
+
+    @staticmethod
+    def backward(ctx, grad):
+        alpha = ctx.params[0]
+        ctx.params = (alpha, 1.0, _celu_backward_scale(alpha))
+        return Elu_.backward(ctx, grad)
+
+
+def _celu_backward_scale(alpha):
+    """PyTorch's celu backward takes input_scale = 1 / alpha with alpha rounded to float32 first."""
+    return 1.0 / float(np.float32(alpha))
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -578,12 +654,22 @@ class Threshold_(Threshold):
 
 def threshold(input, threshold, value, inplace=False):
     """value where x <= threshold, x elsewhere."""
-    check_kernel_dtype("threshold_cpu", input._data.dtype, "if")
+    _check_threshold_args(input, threshold, value)
     return (Threshold_ if inplace else Threshold).apply(input, threshold, value)
 
 
 def threshold_(input, threshold, value):
+    _check_threshold_args(input, threshold, value)
     return Threshold_.apply(input, threshold, value)
+
+
+def _check_threshold_args(input, threshold, value):
+    """PyTorch's kernel has no bool loop, and converts its numbers with the overflow check: value to the
+    input's dtype, threshold to the dtype it compares in (float32 for float16/bfloat16)."""
+    dt = input._data.dtype
+    check_kernel_dtype("threshold_cpu", dt, "if")
+    checked_int(threshold, opmath_np(dt))
+    checked_int(value, dt)
 
 
 # ====================================================================== parametric / random
