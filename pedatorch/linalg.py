@@ -956,32 +956,8 @@ class LinalgVectorNorm(ArrayFunction):
         x, norm = ctx.saved_tensors
         if ctx.np_dtype is not None and x._data.dtype != ctx.np_dtype:
             x = x.to(_from_np(ctx.np_dtype))
-        p, dims, keepdim = ctx.ord, ctx.dims, ctx.keepdim
-        ndim = x.ndim
-        if not keepdim and ndim:
-            shape = [1 if i in dims else s for i, s in enumerate(x.shape)]
-            g, norm = g.reshape(shape), norm.reshape(shape)
-        from .ops.elementwise import where, sgn
-        if p == 0:   # piecewise constant: no gradient (PyTorch returns an undefined one)
-            return None, None, None, None, None
-        if p == 1:
-            return sgn(x) * g, None, None, None, None
-        if p == 2:
-            return g * where(norm == 0, 0.0, x / norm), None, None, None, None
-        if math.isinf(p):
-            xa = x.abs()
-            mask = (xa == norm).logical_or(xa.isnan())
-            count = mask.sum(dims, True)
-            return sgn(x) * ((g / count) * mask), None, None, None, None
-        if p < 1:
-            scaled = sgn(x) * where(x == 0, 0.0, x.abs() ** (p - 1))
-            return scaled * g * norm ** (1 - p), None, None, None, None
-        if p < 2:
-            scaled = sgn(x) * x.abs() ** (p - 1)
-        else:
-            scaled = x * x.abs() ** (p - 2)
-        scale = where(norm == 0, 0.0, g / norm ** (p - 1))
-        return scaled * scale, None, None, None, None
+        from .ops.reduction import _vector_norm_grad
+        return _vector_norm_grad(g, x, norm, ctx.ord, ctx.dims, ctx.keepdim), None, None, None, None
 
 
 def _check_norm_dtype(dtype, x_dtype, fn):
@@ -1088,9 +1064,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
             if dtype is not None:
                 A = A.to(dtype)
             perm = _backshift(d0, d1, nd)
-            r = svdvals(A.permute(*perm)).sum(-1, keepdim)
+            r = svdvals(A.permute(tuple(perm))).sum(-1, keepdim)
             if keepdim:
-                r = r.unsqueeze(-1).permute(*_inverse_perm(perm))
+                r = r.unsqueeze(-1).permute(tuple(_inverse_perm(perm)))
         return r if out is None else write_out(out, r)
     abs_ord = abs(ord)
     if abs_ord not in (2, 1, math.inf):
@@ -1113,9 +1089,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         if dtype is not None:
             A = A.to(dtype)
         perm = _backshift(d0, d1, nd)
-        r = max_min(svdvals(A.permute(*perm)), -1)
+        r = max_min(svdvals(A.permute(tuple(perm))), -1)
         if keepdim:
-            r = r.unsqueeze(-1).permute(*_inverse_perm(perm))
+            r = r.unsqueeze(-1).permute(tuple(_inverse_perm(perm)))
     else:
         if abs_ord == math.inf:
             d0, d1 = d1, d0

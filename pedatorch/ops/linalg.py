@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from .._dtype import opmath_np
+from .._dtype import opmath_np, is_inexact_np, int64 as _int64
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import write_out, register, _type_word, shape_str, result_np_dtype, cast, broadcast_shapes_or_raise
@@ -379,15 +379,21 @@ def _check_bmm(b1, b2, name1="batch1", name2="batch2"):
 def bmm(input, mat2, *, out=None):
     a, b = input._data, mat2._data
     _check_bmm(a, b)
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {_type_word(a.dtype)} but found {_type_word(b.dtype)}")
-    _no_bool("bmm", a)
+    if a.size == 0 or b.size == 0:
+        # nothing to multiply: PyTorch returns zeros in mat2's dtype before it looks at the dtypes
+        input = input.to(mat2.dtype)
+    else:
+        _no_bool("bmm", a)
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"expected scalar type {_type_word(a.dtype)} but found {_type_word(b.dtype)}")
     r = Bmm.apply(input, mat2)
     return r if out is None else _write_out("bmm", out, r)
 
 
 def mv(input, vec, *, out=None):
     a, v = input._data, vec._data
+    if a.ndim == 0:  # (PyTorch reads the matrix's size(0) first)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if a.ndim != 2 or v.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {v.ndim}")
     if a.shape[1] != v.shape[0]:
@@ -580,7 +586,8 @@ def _check_baddbmm(x, b1, b2):
     if b1.dtype != b2.dtype:
         raise RuntimeError(f"expected scalar type {_type_word(b1.dtype)} but found {_type_word(b2.dtype)}")
     _expand_check(x.shape, (b1.shape[0], b1.shape[1], b2.shape[2]))
-    _no_bool("baddbmm", b1)
+    if b1.shape[0] * b1.shape[1] * b2.shape[2]:  # (an empty result is returned before the kernel is chosen)
+        _no_bool("baddbmm", b1)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -909,11 +916,19 @@ def _einsum(ops, subs, out):
                                    f"input operand")
             seen.add(x)
             out_sub.append(x)
+    # PyTorch first sums out each label that only one operand carries (and the output does not), with sum(),
+    # which turns a bool or integer operand into int64
+    def summed_alone(k):
+        return any(lab not in out_sub and not any(lab in fs for j, fs in enumerate(full_subs) if j != k)
+                   for lab in full_subs[k] if lab is not None)
+    ops = tuple(t if is_inexact_np(t._data.dtype) or not summed_alone(k) else t.to(_int64)
+                for k, t in enumerate(ops))
     # dtypes: a contraction between operands of different dtypes fails as in PyTorch's bmm
     dts = [t._data.dtype for t in ops]
     if any(d != dts[0] for d in dts):
         shared = [lab for lab in size if lab not in out_sub and sum(lab in fs for fs in full_subs) > 1]
         if shared:
+            _no_bool("bmm", ops[0]._data)
             bad = next(d for d in dts if d != dts[0])
             raise RuntimeError(f"expected scalar type {_type_word(dts[0])} but found {_type_word(bad)}")
         dt = result_np_dtype(*ops)
@@ -968,10 +983,10 @@ def _tensordot(a, b, dims1, dims2):
     t1, t2 = a, b
     for d1, d2 in zip(dims1, dims2):
         s1, s2 = a.shape[d1], b.shape[d2]
-        if s2 == 1:      # a broadcast dim: sum it right away
-            t1 = t1.sum(d1, True)
+        if s2 == 1:      # a broadcast dim: sum it right away (in the operand's own dtype)
+            t1 = t1.sum(d1, True, dtype=t1.dtype)
         elif s1 == 1:
-            t2 = t2.sum(d2, True)
+            t2 = t2.sum(d2, True, dtype=t2.dtype)
         else:
             if s1 != s2:
                 raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {d1} and "
@@ -984,8 +999,8 @@ def _tensordot(a, b, dims1, dims2):
     rsizes = [t1.shape[i] for i in range(a.ndim) if i not in c1] + [t2.shape[i] for i in range(b.ndim) if i not in c2]
     size1 = int(np.prod([t1.shape[i] for i in range(a.ndim) if i not in c1]))
     size2 = int(np.prod([t2.shape[i] for i in range(b.ndim) if i not in c2]))
-    t1 = t1.permute(*p1)
-    t2 = t2.permute(*p2)
+    t1 = t1.permute(tuple(p1))
+    t2 = t2.permute(tuple(p2))
     if a.ndim == len(c1) and b.ndim == len(c2):     # everything contracted: a dot product
         return reshape(dot(reshape(t1, csize), reshape(t2, csize)), *rsizes)
     return reshape(mm(reshape(t1, size1, csize), reshape(t2, csize, size2)), *rsizes)

@@ -68,6 +68,8 @@ def _accumulate(fn, x, np_dtype, **kw):
     acc = opmath_np(x.dtype)
     if acc != x.dtype:
         return np.asarray(fn(x, dtype=acc, **kw)).astype(x.dtype)
+    if x.dtype.kind in "biu":  # numpy would widen int8/16/32 to int64 on its own; dtype= keeps them
+        return np.asarray(fn(x, dtype=x.dtype, **kw))
     return np.asarray(fn(x, **kw))
 
 
@@ -578,9 +580,16 @@ def _var_kernel(x, dims, correction, keepdim):
     return np.asarray(var).astype(real, copy=False), mean.astype(like.dtype, copy=False)
 
 
-def _var_backward(grad, x, dims, correction, keepdim):
-    """d var / dx = 2 (x - mean) / (N - correction)"""
+def _var_backward(grad, x, dims, correction, keepdim, full):
+    """d var / dx = 2 (x - mean) / (N - correction)
+
+    With no degrees of freedom left (N <= correction) PyTorch's formula differs by how var was called:
+    reducing a given ``dim`` it keeps ``2 / (N - correction)`` (inf at 0, negative below); reducing
+    everything (``full``: no dim, or a 0-dim input) it returns ``grad * (NaN where x == mean, else inf)``.
+    """
     dof = _numel(x.shape, dims) - correction
+    if full and dof <= 0:
+        return grad * where(x == x.mean(), float("nan"), float("inf"))
     return (2.0 / dof if dof else float("inf")) * _keep(grad, dims, keepdim) * (x - x.mean(dims, keepdim=True))
 
 
@@ -589,20 +598,36 @@ def _std_to_var_grad(grad, std):
     return where(std == 0, 0.0, grad / (std * 2))
 
 
+def _welford_mean(x, mean, dims):
+    """The mean that var_mean/std_mean return: PyTorch computes it with Welford's running update
+    ``mean += (x_i - mean) / i``, in which an inf followed by any other element gives inf - inf = NaN.
+    So an inf (or NaN) anywhere but in the last place of a reduced slice makes its mean NaN."""
+    n = _numel(x.shape, dims)
+    if n < 2 or not (is_inexact_np(x.dtype) and x.size):
+        return mean
+    rest = [d for d in range(x.ndim) if d not in dims]
+    flat = np.transpose(x, rest + list(dims)).reshape([x.shape[d] for d in rest] + [n])  # reduced dims last
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(flat[..., :-1]).all(axis=-1)
+    if not bad.any():
+        return mean
+    return np.where(bad.reshape(mean.shape), np.array(np.nan, mean.dtype), mean).astype(mean.dtype, copy=False)
+
+
 class Var(ArrayFunction):
     """out = sum((x - mean)^2) / (N - correction);  dx = grad * 2 (x - mean) / (N - correction)"""
     node_name = "VarBackward0"
 
     @staticmethod
-    def forward(ctx, x, dims, correction, keepdim):
+    def forward(ctx, x, dims, correction, keepdim, full):
         ctx.save_for_backward(x)
-        ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
+        ctx.dims, ctx.correction, ctx.keepdim, ctx.full = dims, correction, keepdim, full
         return _var_kernel(x, dims, correction, keepdim)[0]
 
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        return _var_backward(grad, x, ctx.dims, ctx.correction, ctx.keepdim), None, None, None
+        return _var_backward(grad, x, ctx.dims, ctx.correction, ctx.keepdim, ctx.full), None, None, None, None
 
 
 class Std(ArrayFunction):
@@ -610,17 +635,17 @@ class Std(ArrayFunction):
     node_name = "StdBackward0"
 
     @staticmethod
-    def forward(ctx, x, dims, correction, keepdim):
+    def forward(ctx, x, dims, correction, keepdim, full):
         out = np.asarray(np.sqrt(_var_kernel(x, dims, correction, keepdim)[0]))
         ctx.save_for_backward(x, out)
-        ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
+        ctx.dims, ctx.correction, ctx.keepdim, ctx.full = dims, correction, keepdim, full
         return out
 
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         g = _std_to_var_grad(grad, out)
-        return _var_backward(g, x, ctx.dims, ctx.correction, ctx.keepdim), None, None, None
+        return _var_backward(g, x, ctx.dims, ctx.correction, ctx.keepdim, ctx.full), None, None, None, None
 
 
 class VarMean(ArrayFunction):
@@ -628,18 +653,20 @@ class VarMean(ArrayFunction):
     node_name = "VarMeanBackward0"
 
     @staticmethod
-    def forward(ctx, x, dims, correction, keepdim):
+    def forward(ctx, x, dims, correction, keepdim, full):
         var, mean = _var_kernel(x, dims, correction, keepdim)
+        mean = _welford_mean(x, mean, dims)
         ctx.save_for_backward(x)
-        ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
+        ctx.dims, ctx.correction, ctx.keepdim, ctx.full = dims, correction, keepdim, full
         ctx.set_materialize_grads(False)  # an unused output gets None, not zeros: 0 * inf would be NaN
         return var, (mean if keepdim else mean.reshape(var.shape))
 
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
         x, = ctx.saved_tensors
-        g_var = None if grad_var is None else _var_backward(grad_var, x, ctx.dims, ctx.correction, ctx.keepdim)
-        return _plus_mean_grad(g_var, grad_mean, x, ctx), None, None, None
+        g_var = None if grad_var is None else _var_backward(grad_var, x, ctx.dims, ctx.correction, ctx.keepdim,
+                                                            ctx.full)
+        return _plus_mean_grad(g_var, grad_mean, x, ctx), None, None, None, None
 
 
 class StdMean(ArrayFunction):
@@ -647,11 +674,12 @@ class StdMean(ArrayFunction):
     node_name = "StdMeanBackward0"
 
     @staticmethod
-    def forward(ctx, x, dims, correction, keepdim):
+    def forward(ctx, x, dims, correction, keepdim, full):
         var, mean = _var_kernel(x, dims, correction, keepdim)
+        mean = _welford_mean(x, mean, dims)
         std = np.asarray(np.sqrt(var))
         ctx.save_for_backward(x, std)
-        ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
+        ctx.dims, ctx.correction, ctx.keepdim, ctx.full = dims, correction, keepdim, full
         ctx.set_materialize_grads(False)  # an unused output gets None, not zeros: 0 * inf would be NaN
         return std, (mean if keepdim else mean.reshape(var.shape))
 
@@ -659,8 +687,8 @@ class StdMean(ArrayFunction):
     def backward(ctx, grad_std, grad_mean):
         x, std = ctx.saved_tensors
         g_std = None if grad_std is None else _var_backward(_std_to_var_grad(grad_std, std), x, ctx.dims,
-                                                            ctx.correction, ctx.keepdim)
-        return _plus_mean_grad(g_std, grad_mean, x, ctx), None, None, None
+                                                            ctx.correction, ctx.keepdim, ctx.full)
+        return _plus_mean_grad(g_std, grad_mean, x, ctx), None, None, None, None
 
 
 def _plus_mean_grad(g, grad_mean, x, ctx):
@@ -694,7 +722,10 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
     if _numel(x.shape, dims) - correction <= 0:
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
                       f"reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
-    return dims, correction, bool(keepdim)
+    # "full": no dim given (or a 0-dim input), which PyTorch's backward treats apart (see _var_backward);
+    # dim=() counts as full here too: PyTorch's backward takes it as N = 1, a gradient the forward does not have
+    full = x.ndim == 0 or dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0)
+    return dims, correction, bool(keepdim), full
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
@@ -773,22 +804,26 @@ def _vector_norm_kernel(x, p, dims, keepdim):
 
 
 def _vector_norm_grad(grad, x, norm, p, dims, keepdim):
-    """The p-norm's gradient (see VectorNorm); None for p = 0 (PyTorch gives no gradient at all)."""
+    """The p-norm's gradient (PyTorch's norm_backward, shared by vector_norm, linalg.vector_norm, norm(x, p, dim)
+    and dist); None for p = 0 (PyTorch gives no gradient at all)."""
     g, n = _keep(grad, dims, keepdim), _keep(norm, dims, keepdim)
     if p == 0:  # piecewise constant
         return None
-    if p == 1:
-        return x.sgn() * g
     if p == 2:
-        return x * where(n == 0, 0.0, g / n)
+        return g * where(n == 0, 0.0, x / n)
+    # sgn(x) of a real x is piecewise constant: PyTorch's double backward gets an exact zero from it
+    # (a zero tensor, which stays 0 even where the rest of the chain is inf or NaN), so it is a constant here
+    sgn = x.sgn() if x.is_complex() else x.detach().sgn()
+    if p == 1:
+        return sgn * g
     if p == _INF or p == -_INF:
         xa = x.abs()
         mask = (xa == n).logical_or(xa.isnan())
-        return x.sgn() * ((g / mask.sum(dims, keepdim=True)) * mask)
+        return sgn * ((g / mask.sum(dims, keepdim=True)) * mask)
     if p < 1:
-        scaled = x.sgn() * where(x == 0, 0.0, x.abs() ** (p - 1))
+        scaled = sgn * where(x == 0, 0.0, x.abs() ** (p - 1))
         return scaled * g * n ** (1 - p)
-    scaled = x.sgn() * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
+    scaled = sgn * x.abs() ** (p - 1) if p < 2 else x * x.abs() ** (p - 2)
     return scaled * where(n == 0, 0.0, g / n ** (p - 1))
 
 
@@ -952,7 +987,7 @@ def _softmax_like(name, cls, input, dim, dtype):
         input = input.to(dtype)
     x = input._data
     d = _one_dim(dim, x.ndim)
-    if not is_inexact_np(x.dtype):
+    if not is_inexact_np(x.dtype) and x.size:  # an empty input is returned before the kernel is chosen
         last = "lastdim_" if d == x.ndim - 1 or x.ndim == 0 else ""
         raise NotImplementedError(f"\"{name}_{last}kernel_impl\" not implemented for '{_type_word(x.dtype)}'")
     return cls.apply(input, d)

@@ -41,6 +41,7 @@ from numpy.lib.stride_tricks import as_strided
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...ops._util import shape_str
+from ...ops.linalg import _product  # np.matmul with PyTorch's float16/bfloat16 precision (and dtype)
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "unfold", "fold"]
@@ -194,7 +195,7 @@ def _conv_forward(x, w, g, layout=None):
     n = x.shape[0]
     o = w.shape[0]
     cols = _im2col(x, g, layout)
-    out = np.matmul(_weight_matrix(w, g), cols)     # last: ([G,] Og, L*N); first: (N, [G,] Og, L)
+    out = _product(np.matmul, _weight_matrix(w, g), cols)     # last: ([G,] Og, L*N); first: (N, [G,] Og, L)
     if layout == "last":
         out = np.moveaxis(out.reshape((o,) + tuple(g.outsp) + (n,)), -1, 0)
         return np.ascontiguousarray(out), cols
@@ -221,7 +222,7 @@ def _input_grad(gy, w, g, layout=None):
         layout = "flat"           # (W^T @ 0 at the wide positions must be 0: W finite)
     n = gy.shape[0]
     c = w.shape[1] * g.groups
-    gcols = np.matmul(np.swapaxes(_weight_matrix(w, g), -1, -2), _grad_matrix(gy, g, layout))
+    gcols = _product(np.matmul, np.swapaxes(_weight_matrix(w, g), -1, -2), _grad_matrix(gy, g, layout))
     return _col2im(gcols, g, n, c, np.result_type(gy, w), layout)
 
 
@@ -230,7 +231,7 @@ def _weight_grad(x, gy, g, w_shape, cols=None, layout=None):
     layout = layout or g.layout
     if cols is None:
         cols = _im2col(x, g, layout)
-    gw = np.matmul(_grad_matrix(gy, g, layout), np.swapaxes(cols, -1, -2))
+    gw = _product(np.matmul, _grad_matrix(gy, g, layout), np.swapaxes(cols, -1, -2))
     if layout != "last":
         gw = gw.sum(0) if gw.shape[0] else np.zeros(w_shape, dtype=gw.dtype)
     return gw.reshape(w_shape)

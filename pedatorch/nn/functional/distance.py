@@ -48,10 +48,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    """||x1 - x2 + eps||_p over the last dim."""
-    from ...ops.reduction import norm
-    innermost = max(x1.dim(), x2.dim()) - 1
-    return norm(x1 - x2 + eps, p, innermost, keepdim)
+    """||x1 - x2 + eps||_p over the last dim (ATen's ``norm(x, p, dim)``: its node is ``NormBackward1``)."""
+    from .loss import _pairwise_distance
+    return _pairwise_distance(x1, x2, p, eps, keepdim)
 
 
 # ====================================================================== pdist / cdist

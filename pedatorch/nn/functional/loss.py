@@ -227,24 +227,11 @@ class _Norm(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        p = ctx.p
-        if not ctx.keepdim and x.dim() != 0:
-            grad, out = grad.unsqueeze(ctx.dim), out.unsqueeze(ctx.dim)
-        if p == 0:
+        if ctx.p == 0:
             return pedatorch.zeros_like(x), None, None, None
-        if p == 1:
-            return x.sgn() * grad, None, None, None
-        if p == 2:
-            return grad * (x / out).masked_fill(out == 0, 0), None, None, None
-        if math.isinf(p):
-            xa = x.abs()
-            mask = (xa == out) | xa.isnan()
-            return x.sgn() * ((grad / mask.sum(ctx.dim, True)) * mask), None, None, None
-        if p < 1:
-            scaled = x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0)
-            return scaled * grad * out.pow(1 - p), None, None, None
-        scaled = x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
-        return scaled * (grad / out.pow(p - 1)).masked_fill(out == 0, 0), None, None, None
+        from ...ops.reduction import _vector_norm_grad
+        dims = tuple(range(x.dim())) if ctx.dim is None or x.dim() == 0 else (ctx.dim % x.dim(),)
+        return _vector_norm_grad(grad, x, out, ctx.p, dims, ctx.keepdim), None, None, None
 
 
 def _pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):

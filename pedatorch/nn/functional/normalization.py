@@ -196,6 +196,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     _check_features("bias", num_features, bias)
     if momentum is None:  # nn.BatchNorm turns momentum=None into a cumulative-average factor itself
         raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not NoneType")
+    if input.numel() == 0:
+        # PyTorch returns a copy (not a view: the graph stays connected) before dispatching on the dtype
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     out = NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, bool(training),
                                 float(momentum), float(eps))
     if training:
@@ -345,12 +353,16 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     ns = _shape_list("rms_norm", normalized_shape)
     shape = list(input.shape)
     k = len(ns)
+    if k < 1:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {shape_str(ns)}")
     if len(shape) < k or shape[len(shape) - k:] != ns:
         raise RuntimeError(f"Given normalized_shape={shape_str(ns)}, expected input with shape "
                            f"[*{', '.join(str(s) for s in ns)}], but got input of size{shape_str(shape)}")
     if weight is not None and list(weight.shape) != ns:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{shape_str(weight.shape)} and normalized_shape = {shape_str(ns)}")
+    check_kernel_dtype("rms_norm", input._data.dtype, "fc")  # (even for an empty input)
     low = input._data.dtype.name in ("float16", "bfloat16")   # computed in float32, cast back at the end
     x = input.float() if low else input
     if eps is None:
