@@ -401,7 +401,7 @@ def _save(ctx, args, outs, results):
                     if s is o or s is results[k]:
                         r = results[k]
                         if isinstance(r, Tensor):
-                            item = saved_output(r, k) if r.grad_fn is ctx else saved_input(r)
+                            item = saved_output(r, k) if r._grad_fn is ctx else saved_input(r)
                         break
             if item is None:  # an intermediate array (a mask, a probability table): a constant
                 item = saved_const(s if isinstance(s, Tensor) else Tensor._make(_as_array(s)))
