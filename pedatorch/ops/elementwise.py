@@ -42,6 +42,8 @@ class Add(ArrayFunction):
             if dt == np.bool_:  # bool: a or (alpha and b)
                 return a | (b & bool(alpha))
             b = _alpha_operand(b, dt)  # (a bool b is still bool: alpha * b must not make it int64)
+            if _is_half(a, b):
+                return _half_alpha(a, b, alpha, dt, 1)
             return a + alpha * b
         return a + b
 
@@ -61,7 +63,10 @@ class Sub(ArrayFunction):
         a, b = promote(a, b)
         if alpha != 1:
             ctx.alpha = alpha
-            b = _alpha_operand(b, result_np_dtype(a, b))
+            dt = result_np_dtype(a, b)
+            b = _alpha_operand(b, dt)
+            if _is_half(a, b):
+                return _half_alpha(a, b, alpha, dt, -1)
             return a - alpha * b
         return a - b
 
@@ -80,7 +85,11 @@ class Rsub(ArrayFunction):
         _no_bool_sub(a, b)
         a, b = promote(a, b)
         ctx.alpha = alpha
-        return b - alpha * _alpha_operand(a, result_np_dtype(a, b)) if alpha != 1 else b - a
+        if alpha == 1:
+            return b - a
+        dt = result_np_dtype(a, b)
+        a = _alpha_operand(a, dt)
+        return _half_alpha(b, a, alpha, dt, -1) if _is_half(a, b) else b - alpha * a
 
     @staticmethod
     def backward(ctx, grad):
@@ -91,6 +100,13 @@ class Rsub(ArrayFunction):
 class RsubTensor(Rsub):
     """``rsub(tensor, tensor)``: out = b - alpha * a;  da = -alpha * grad,  db = grad"""
     node_name = "RsubBackward0"
+
+
+def _half_alpha(a, b, alpha, dt, sign):
+    """a + sign * alpha * b for float16/bfloat16: PyTorch's kernel rounds alpha to the tensor's dtype,
+    then computes in float32 and rounds once."""
+    alpha32 = np.float32(np.asarray(alpha).astype(dt)) * sign
+    return (to_opmath(np.asarray(a)) + alpha32 * to_opmath(np.asarray(b))).astype(dt)
 
 
 def _alpha_operand(x, dt):
@@ -121,14 +137,34 @@ class Mul(ArrayFunction):
         needs = ctx.needs_input_grad
         if needs:  # da needs b, db needs a (PyTorch saves no more than that)
             ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
-        a, b = promote(a, b)
-        return a * b
+        pa, pb = promote(a, b)
+        if _is_half(pa, pb):
+            return _in_opmath(np.multiply, a, b, pa, pb)
+        return pa * pb
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         return (grad * _conj(b) if ctx.needs_input_grad[0] else None,
                 grad * _conj(a) if ctx.needs_input_grad[1] else None)
+
+
+def _is_half(*promoted):
+    """Whether promoted operands compute in float16/bfloat16."""
+    for x in promoted:
+        if isinstance(x, np.ndarray):
+            return x.dtype.itemsize == 2 and is_float_np(x.dtype)
+    return False
+
+
+def _in_opmath(op, a, b, pa, pb):
+    """``op(a, b)`` with a float16/bfloat16 result, as PyTorch's CPU kernels compute it: in float32, a
+    scalar operand (a Python number, a 0-dim tensor) taken unrounded, the result rounded once.  numpy
+    would round the scalar to the half type first (``x * pi`` with pi as bfloat16: a different result).
+    ``pa``/``pb`` are the promoted operands, which give the result dtype."""
+    dt = next(x.dtype for x in (pa, pb) if isinstance(x, np.ndarray))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return op(np.asarray(a).astype(np.float32), np.asarray(b).astype(np.float32)).astype(dt)
 
 
 def _conj(x):
@@ -149,9 +185,11 @@ class Div(ArrayFunction):
             ctx.save_for_backward(a if needs[1] else None, b)
         ctx.rounding_mode = rounding_mode
         if rounding_mode is None:
-            a, b = promote_to_float(a, b)  # true division: integers go straight to float
+            pa, pb = promote_to_float(a, b)  # true division: integers go straight to float
+            if _is_half(pa, pb):
+                return _in_opmath(np.true_divide, a, b, pa, pb)
             with np.errstate(divide="ignore", invalid="ignore"):
-                return np.true_divide(a, b)
+                return np.true_divide(pa, pb)
         a, b = promote(a, b)
         return _rounded_div(a, b, rounding_mode)
 
@@ -1033,13 +1071,16 @@ class Lerp(ArrayFunction):
             ctx.save_for_backward(a, b, w)
         ctx.w = None if weight_is_tensor else w
         a, b = promote(a, b)
-        if weight_is_tensor and w.dtype != a.dtype:  # a 0-dim weight of another dtype computes in a's
-            w = w.astype(a.dtype)
+        dt = a.dtype
+        if weight_is_tensor and w.dtype != dt:  # a 0-dim weight of another dtype computes in a's
+            w = w.astype(dt)
+        a, b = to_opmath(a), to_opmath(b)  # float16/bfloat16 compute in float32, rounded once at the end
+        w = to_opmath(w) if weight_is_tensor else w
         diff = b - a
         # PyTorch's two-sided formula: exact at w = 0 and at w = 1
         if weight_is_tensor:
-            return np.where(np.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
-        return a + w * diff if abs(w) < 0.5 else b - diff * (1 - w)
+            return np.where(np.abs(w) < 0.5, a + w * diff, b - diff * (1 - w)).astype(dt, copy=False)
+        return np.asarray(a + w * diff if abs(w) < 0.5 else b - diff * (1 - w)).astype(dt, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1062,7 +1103,11 @@ class AddCMul(ArrayFunction):
         ctx.save_for_backward(t1, t2)
         ctx.value = value
         dt = result_np_dtype(x, t1, t2)  # all three in the result dtype first (bool * 0.5 is not float64)
-        x, t1, t2, value = cast(x, dt), cast(t1, dt), cast(t2, dt), cast(value, dt)  # (int value: truncated)
+        x, t1, t2 = cast(x, dt), cast(t1, dt), cast(t2, dt)
+        if dt.itemsize == 2 and is_float_np(dt):  # float16/bfloat16: in float32, value unrounded, as PyTorch
+            x, t1, t2 = to_opmath(x), to_opmath(t1), to_opmath(t2)
+            return np.asarray(x + value * (t1 * t2)).astype(dt)
+        value = cast(value, dt)  # (int value: truncated)
         p = t1 * value * t2 if value != 1 else t1 * t2  # PyTorch's order: (value * t1) * t2
         return (x + p).astype(dt, copy=False)
 
@@ -1758,6 +1803,8 @@ def _unrecorded_inplace(self, *others):
 
 def _write_unrecorded(self, fn, *others):
     """Run ``fn(dst, *arrays)`` (which writes into dst) if the update can skip the graph; True if done."""
+    if self._data.dtype.itemsize == 2 and is_float_np(self._data.dtype):
+        return False  # float16/bfloat16 compute in float32 (see _in_opmath): the op's own forward does it
     arrays = _unrecorded_inplace(self, *others)
     if arrays is None:
         return False
