@@ -266,3 +266,16 @@ def test_elu_family_gradgradcheck(fn):
     x = pedatorch.tensor([-1.2, -0.3, 0.4, 1.1], dtype=pedatorch.float64, requires_grad=True)
     assert pedatorch.autograd.gradcheck(fn, (x,))
     assert pedatorch.autograd.gradgradcheck(fn, (x,))
+
+
+@pytest.mark.parametrize("write", [lambda y: y.zero_(), lambda y: y[:1].fill_(3.0), lambda y: y[1:].zero_(),
+                                   lambda y: y.fill_(2.0)], ids=["zero_", "fill_view", "zero_view", "fill_"])
+def test_overwritten_values_get_a_zero_gradient_even_when_inf_arrives(write):
+    """zero_/fill_ (and the part of a base an in-place op on a view replaced) pass zeros, not grad * 0."""
+    grads = []
+    for lib in (pedatorch, torch):
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        y = x * 1
+        write(y)
+        grads.append(lib.autograd.grad((y * lib.tensor([float("inf"), 1.0], dtype=lib.float64)).sum(), x)[0])
+    np.testing.assert_array_equal(grads[0].numpy(), grads[1].numpy())

@@ -499,3 +499,10 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 
 register({"new_tensor": new_tensor, "new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty,
           "new_full": new_full})
+
+
+def zero_grad(grad):
+    """PyTorch's ``zeros_like(grad)``, the gradient of the ops that are flat almost everywhere (round,
+    floor, sign, div with rounding_mode, ...): a fresh constant, not ``grad * 0``, which is NaN where
+    grad is inf or NaN and would record a graph (PyTorch's zero gradient has no grad_fn)."""
+    return zeros_like(grad)

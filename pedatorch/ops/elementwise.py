@@ -15,6 +15,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
+from .creation import zero_grad
 from ._util import (promote, to_float, write_out, register, is_number, _type_word, checked_int, result_np_dtype,
                     promote_to_float, require_tensor, check_kernel_dtype, check_binary_kernel, cast, wrap_int)
 from .._dtype import is_float_np, is_inexact_np, is_reduced_np, to_opmath
@@ -1050,14 +1051,6 @@ def masked_grad(grad, keep):
     (clamp, maximum, where, hardtanh, ...).  A select, not ``grad * keep``: where the gradient is inf
     or NaN, 0 * inf would be NaN, and PyTorch's gradient there is 0 (``sqrt(clamp(d, min=0))``)."""
     return Where.apply(keep, grad, 0.0)
-
-
-def zero_grad(grad):
-    """PyTorch's ``zeros_like(grad)``, the gradient of the ops that are flat almost everywhere (round,
-    floor, sign, div with rounding_mode, ...): a fresh constant, not ``grad * 0``, which is NaN where
-    grad is inf or NaN and would record a graph (PyTorch's zero gradient has no grad_fn)."""
-    from .creation import zeros_like
-    return zeros_like(grad)
 
 
 class Lerp(ArrayFunction):

@@ -4,6 +4,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import register, cast, checked_int
+from .creation import zero_grad
 
 
 class Fill(ArrayFunction):
@@ -20,7 +21,7 @@ class Fill(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, grad.sum()
+        return zero_grad(grad), grad.sum()
 
 
 class FillTensor(Fill):
@@ -39,7 +40,7 @@ class Zero(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return zero_grad(grad)
 
 
 def fill_(self, value):

@@ -18,6 +18,7 @@ from .._tensor import Tensor, Size, _storage_root, _address, contiguous_format, 
 from ..autograd.function import ArrayFunction, _link_inputs, _edge_to
 from ..autograd.graph import Node
 from ._util import wrap_dim, wrap_dims, register, shape_str
+from .creation import zero_grad
 
 __all__ = ["reshape", "transpose", "swapaxes", "swapdims", "permute", "t", "squeeze", "unsqueeze",
            "flatten", "unflatten", "narrow", "select", "unbind", "split", "chunk", "tensor_split",
@@ -1028,7 +1029,6 @@ class Copy(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        from .elementwise import zero_grad  # PyTorch's zeros_like(grad): not grad * 0 (NaN where grad is inf)
         return zero_grad(grad), grad
 
 
@@ -1093,7 +1093,7 @@ class CopySlices(Node):
             res = (res,)
         g0 = res[0]
         if g0 is None:
-            g0 = view_grad * 0
+            g0 = zero_grad(view_grad)  # (not view_grad * 0: NaN where the gradient is inf)
         elif g0.shape != view_grad.shape:
             g0 = g0.sum_to_size(view_grad.shape) if g0.dim() >= view_grad.dim() else g0.expand(view_grad.shape)
         return (PutPositions.apply(grad, self.positions, g0),) + tuple(res[1:])

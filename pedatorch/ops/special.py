@@ -16,6 +16,7 @@ from ._util import (promote, to_float, write_out, register, promote_to_float, re
                     check_kernel_dtype, check_binary_kernel)
 from .._dtype import is_float_np
 from .elementwise import _not_implemented_name, where, _no_bool_sub
+from .creation import zero_grad
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "copysign", "heaviside", "gcd", "lcm", "ldexp",
            "frexp", "logaddexp2", "nextafter", "angle", "dist", "is_same_size", "is_nonzero", "bincount",
@@ -222,7 +223,7 @@ class Copysign(ArrayFunction):
         a, out = ctx.saved_tensors
         sign_a = np.sign(a._data.astype(out._data.dtype))  # (a may be bool or int: numpy has no sign of bool)
         w = Tensor._make(np.where(a._data == 0, 0.0, sign_a * np.sign(out._data)).astype(out._data.dtype))
-        gb = grad * 0 if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1] else None  # PyTorch: zeros
+        gb = zero_grad(grad) if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1] else None  # PyTorch: zeros
         return grad * w, gb
 
 
@@ -260,7 +261,7 @@ class Angle(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return zero_grad(grad)
 
 
 class LogCumSumExp(ArrayFunction):
@@ -403,7 +404,7 @@ class Nextafter(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, grad * 0
+        return grad, zero_grad(grad)
 
 
 def gcd(input, other, *, out=None):

@@ -20,7 +20,8 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...ops._util import _type_word, check_kernel_dtype, checked_int
-from ...ops.elementwise import Relu, _ip, _erf, masked_grad, zero_grad
+from ...ops.elementwise import Relu, _ip, _erf, masked_grad
+from ...ops.creation import zero_grad
 from ..._dtype import is_inexact_np, to_opmath, opmath_np
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_",

@@ -16,6 +16,7 @@ from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...autograd.grad_mode import no_grad
 from ...ops._util import _type_word, broadcast_shapes_or_raise
+from ...ops.creation import zeros_like
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist", "cdist"]
 
@@ -73,7 +74,7 @@ def _pnorm_grad(diff, dist, grad, p):
     """d||diff||_p / d diff times grad (Tensor ops; dist and grad have a trailing dim of 1)."""
     from ...ops.elementwise import where
     if p == 0:
-        return diff * 0
+        return zeros_like(diff)
     zero = dist == 0
     if p == 1:
         return diff.sign() * grad
@@ -107,11 +108,11 @@ class Pdist(ArrayFunction):
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         if ctx.i.size == 0:
-            return x * 0, None
+            return zeros_like(x), None
         it, jt = Tensor._make(ctx.i), Tensor._make(ctx.j)
         diff = x.index_select(0, it) - x.index_select(0, jt)
         res = _pnorm_grad(diff, out.unsqueeze(-1), grad.unsqueeze(-1), ctx.p)
-        gx = (x * 0).index_add(0, it, res).index_add(0, jt, -res)
+        gx = zeros_like(x).index_add(0, it, res).index_add(0, jt, -res)
         return gx, None
 
 
