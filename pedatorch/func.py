@@ -64,6 +64,25 @@ def _untrack(tree, keep):
     return tree_unflatten([l.detach() if isinstance(l, Tensor) and not keep else l for l in leaves], spec)
 
 
+def _regroup(leaves, flat):
+    """Flat ``leaves`` cut back into one tree per argument; ``flat`` is each argument's (leaves, spec)."""
+    trees, start = [], 0
+    for arg_leaves, spec in flat:
+        trees.append(tree_unflatten(leaves[start:start + len(arg_leaves)], spec))
+        start += len(arg_leaves)
+    return trees
+
+
+def _only_argnums(func, args, kwargs, nums):
+    """``func`` as a function of the arguments ``nums`` alone, the others fixed at ``args``/``kwargs``."""
+    def partial(*diff):
+        full = list(args)
+        for n, d in zip(nums, diff):
+            full[n] = d
+        return func(*full, **kwargs)
+    return partial
+
+
 def _any_tracked(args):
     return any(isinstance(l, Tensor) and l.requires_grad for l in tree_flatten(args)[0])
 
@@ -86,10 +105,9 @@ def grad_and_value(func, argnums=0, has_aux=False):
         keep = _any_tracked(args)
         with enable_grad():
             args = list(args)
-            tracked = {}
             for n in nums:
-                tracked[n] = tree_flatten(args[n])
-                args[n] = tree_unflatten([_track(l) for l in tracked[n][0]], tracked[n][1])
+                leaves, spec = tree_flatten(args[n])
+                args[n] = tree_unflatten([_track(l) for l in leaves], spec)
             out, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value(f)(*args)")
             if not isinstance(out, Tensor):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
@@ -101,10 +119,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
             flat = [tree_flatten(args[n]) for n in nums]
             inputs = [l for leaves, _ in flat for l in leaves]
             grads = list(_differentiate([out], inputs, [out.new_ones(())]))
-        per_arg = []
-        for leaves, spec in flat:
-            per_arg.append(tree_unflatten(grads[:len(leaves)], spec))
-            del grads[:len(leaves)]
+        per_arg = _regroup(grads, flat)
         g = tuple(per_arg) if isinstance(argnums, tuple) else per_arg[0]
         g, out = _untrack(g, keep), _untrack(out, keep)
         return (g, (out, _untrack(aux, keep))) if has_aux else (g, out)
@@ -151,11 +166,7 @@ def _vjp(func, primals, has_aux, keep):
                                    f"output[0] has a shape of {tuple(o.shape)}.")
         with enable_grad():
             grads = list(_differentiate(out_leaves, inputs, cot_leaves))
-        result = []
-        for leaves, spec in flat:
-            result.append(_untrack(tree_unflatten(grads[:len(leaves)], spec), keep))
-            del grads[:len(leaves)]
-        return tuple(result)
+        return tuple(_untrack(g, keep) for g in _regroup(grads, flat))
 
     out = _untrack(out, keep)
     return (out, vjp_fn, _untrack(aux, keep)) if has_aux else (out, vjp_fn)
@@ -191,13 +202,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         nums = _argnums_inputs(args, argnums, "jacrev(f)(*args)")
-
-        def partial(*diff):
-            full = list(args)
-            for n, d in zip(nums, diff):
-                full[n] = d
-            return func(*full, **kwargs)
-
+        partial = _only_argnums(func, args, kwargs, nums)
         res = vjp(partial, *[args[n] for n in nums], has_aux=has_aux)
         out, vjp_fn = res[0], res[1]
         out_leaves, out_spec = tree_flatten(out)
@@ -214,10 +219,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
             for i, leaf in enumerate(l for leaves, _ in in_flat for l in leaves):
                 stacked = (_stack([r[i] for r in rows]) if rows else leaf.new_zeros((0,) + tuple(leaf.shape)))
                 jac_leaves.append(stacked.reshape(tuple(o.shape) + tuple(leaf.shape)))
-            per_arg = []
-            for leaves, spec in in_flat:
-                per_arg.append(tree_unflatten(jac_leaves[:len(leaves)], spec))
-                del jac_leaves[:len(leaves)]
+            per_arg = _regroup(jac_leaves, in_flat)
             per_out.append(tuple(per_arg) if isinstance(argnums, tuple) else per_arg[0])
         jac = tree_unflatten(per_out, out_spec)
         return (jac, res[2]) if has_aux else jac
@@ -232,12 +234,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         nums = _argnums_inputs(args, argnums, "jacfwd(f)(*args)")
-
-        def partial(*diff):
-            full = list(args)
-            for n, d in zip(nums, diff):
-                full[n] = d
-            return func(*full, **kwargs)
+        partial = _only_argnums(func, args, kwargs, nums)
 
         primals = tuple(args[n] for n in nums)
         flat = [tree_flatten(p) for p in primals]
@@ -248,11 +245,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             for j in range(leaf.numel()):
                 tangent = [q.new_zeros(q.shape) for q in in_leaves]
                 tangent[i].view(-1)[j] = 1
-                tangents, rest = [], tangent
-                for leaves, spec in flat:
-                    tangents.append(tree_unflatten(rest[:len(leaves)], spec))
-                    rest = rest[len(leaves):]
-                res = jvp(partial, primals, tuple(tangents), has_aux=has_aux)
+                res = jvp(partial, primals, tuple(_regroup(tangent, flat)), has_aux=has_aux)
                 out, aux = res[0], (res[2] if has_aux else None)
                 cols.append(tree_flatten(res[1])[0])
             columns.append(cols)
@@ -267,10 +260,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 jac = (_stack([c[k] for c in cols], dim=-1) if cols
                        else o.new_zeros(tuple(o.shape) + (0,)))
                 jac_leaves.append(jac.reshape(tuple(o.shape) + tuple(leaf.shape)))
-            per_arg = []
-            for leaves, spec in flat:
-                per_arg.append(tree_unflatten(jac_leaves[:len(leaves)], spec))
-                del jac_leaves[:len(leaves)]
+            per_arg = _regroup(jac_leaves, flat)
             per_out.append(tuple(per_arg) if isinstance(argnums, tuple) else per_arg[0])
         jac = tree_unflatten(per_out, out_spec)
         return (jac, aux) if has_aux else jac
