@@ -1073,7 +1073,7 @@ class Lerp(ArrayFunction):
         # PyTorch's two-sided formula: exact at w = 0 and at w = 1
         if weight_is_tensor:
             return np.where(np.abs(w) < 0.5, a + w * diff, b - diff * (1 - w)).astype(dt, copy=False)
-        return np.asarray(a + w * diff if abs(w) < 0.5 else b - diff * (1 - w)).astype(dt, copy=False)
+        return np.asarray(a + w * diff if -0.5 < w < 0.5 else b - diff * (1 - w)).astype(dt, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1305,6 +1305,10 @@ def _check_alpha(alpha, a, b):
     """PyTorch's ``alpha_check`` for add/sub/rsub, on the *result* dtype (``float + uint8 * 0.5`` is fine),
     then alpha converted to that dtype with the overflow check.  Returns alpha as the kernel uses it: an
     int wrapped into the integer dtype (-1 is 255 for uint8, as PyTorch's conversion gives)."""
+    if type(alpha) is float and -65504.0 <= alpha <= 65504.0 and isinstance(a, Tensor) and is_inexact_np(a._data.dtype):
+        # the optimizers' case (p.add_(g, alpha=-lr)): a float tensor makes the result float, and a float
+        # that float16 holds fits every float dtype: nothing to refuse or convert
+        return alpha
     dt = result_np_dtype(a, b)
     if isinstance(alpha, (bool, np.bool_)) and dt != np.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
