@@ -15,7 +15,7 @@ from ._dtype import (dtype, float32, float, float64, double, float16, half, bflo
                      int32, int, int64, long, uint8, uint16, uint32, uint64, bool, complex64, cfloat,
                      complex128, cdouble, promote_types, get_default_dtype, set_default_dtype, finfo, iinfo)
 from ._device import device
-from ._tensor import (Tensor, Size, strided, contiguous_format, preserve_format, channels_last,
+from ._tensor import (Tensor, Size, strided, contiguous_format, preserve_format, channels_last, channels_last_3d,
                       UntypedStorage)
 from . import ops as _ops  # noqa: F401  (attaches the methods to Tensor)
 from .ops.elementwise import *  # noqa: F401,F403

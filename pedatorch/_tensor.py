@@ -22,6 +22,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import CPU, as_device, device_of, to_device_array
 from ._dtype import is_float_np
+from ._layout import is_in_format
 
 __all__ = ["Tensor", "Size"]
 
@@ -81,6 +82,7 @@ class _MemoryFormat:
 contiguous_format = _MemoryFormat("contiguous_format")
 preserve_format = _MemoryFormat("preserve_format")
 channels_last = _MemoryFormat("channels_last")
+channels_last_3d = _MemoryFormat("channels_last_3d")
 
 
 def _storage_root(arr):
@@ -475,23 +477,12 @@ class Tensor:
         return self.untyped_storage()
 
     def is_contiguous(self, memory_format=contiguous_format):
-        """True when the elements lie in row-major order with no gaps (size-1 dims don't count)."""
-        expected = 1
-        shape, strides, item = self._data.shape, self._data.strides, self._data.itemsize
-        if 0 in shape:
-            return True  # no elements: any layout is contiguous
-        if memory_format is channels_last and len(shape) == 4:
-            order = (1, 3, 2, 0)
-        else:
-            order = range(len(shape) - 1, -1, -1)
-        for i in order:
-            if shape[i] == 0:
-                return True
-            if shape[i] != 1:
-                if strides[i] != expected * item:
-                    return False
-                expected *= shape[i]
-        return True
+        """True when the elements lie in row-major order with no gaps (size-1 dims don't count);
+        ``channels_last``: in N, H, W, C order instead."""
+        if memory_format is preserve_format:
+            raise RuntimeError("is_contiguous does not support preserve memory format")
+        item = self._data.itemsize
+        return is_in_format(self._data.shape, [st // item for st in self._data.strides], memory_format.name)
 
     def is_inference(self):
         """True for tensors made inside ``inference_mode``."""
@@ -616,7 +607,7 @@ class Tensor:
         dt = kwargs.pop("dtype", None)
         copy = kwargs.pop("copy", False)
         kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
+        fmt = kwargs.pop("memory_format", preserve_format)
         if kwargs:
             raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword "
                             f"{', '.join(kwargs)}")
@@ -631,23 +622,24 @@ class Tensor:
                 copy = a if len(args) > 1 else copy
             else:
                 raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
-        return as_device(dev), dt, copy
+        return as_device(dev), dt, copy, fmt
 
     def to(self, *args, **kwargs):
-        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; self when nothing changes."""
-        dev, dt, copy = self._parse_to(args, dict(kwargs))
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``, ``memory_format=``;
+        self when nothing changes."""
+        dev, dt, copy, fmt = self._parse_to(args, dict(kwargs))
         from .ops.conversion import to_copy
-        return to_copy(self, dev, dt, copy)
+        return to_copy(self, dev, dt, copy, fmt)
 
     def cpu(self, memory_format=preserve_format):
-        return self.to("cpu")
+        return self.to("cpu", memory_format=memory_format)
 
     def cuda(self, device=None, non_blocking=False, memory_format=preserve_format):
         if device is None:
             device = "cuda"
         elif isinstance(device, int):
             device = f"cuda:{device}"
-        return self.to(device)
+        return self.to(device, memory_format=memory_format)
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
@@ -666,40 +658,40 @@ class Tensor:
         return self.to(dtype)
 
     def float(self, memory_format=preserve_format):
-        return self.to(D.float32)
+        return self.to(D.float32, memory_format=memory_format)
 
     def double(self, memory_format=preserve_format):
-        return self.to(D.float64)
+        return self.to(D.float64, memory_format=memory_format)
 
     def half(self, memory_format=preserve_format):
-        return self.to(D.float16)
+        return self.to(D.float16, memory_format=memory_format)
 
     def bfloat16(self, memory_format=preserve_format):
-        return self.to(D.bfloat16)
+        return self.to(D.bfloat16, memory_format=memory_format)
 
     def long(self, memory_format=preserve_format):
-        return self.to(D.int64)
+        return self.to(D.int64, memory_format=memory_format)
 
     def int(self, memory_format=preserve_format):
-        return self.to(D.int32)
+        return self.to(D.int32, memory_format=memory_format)
 
     def short(self, memory_format=preserve_format):
-        return self.to(D.int16)
+        return self.to(D.int16, memory_format=memory_format)
 
     def char(self, memory_format=preserve_format):
-        return self.to(D.int8)
+        return self.to(D.int8, memory_format=memory_format)
 
     def byte(self, memory_format=preserve_format):
-        return self.to(D.uint8)
+        return self.to(D.uint8, memory_format=memory_format)
 
     def bool(self, memory_format=preserve_format):
-        return self.to(D.bool)
+        return self.to(D.bool, memory_format=memory_format)
 
     def cfloat(self, memory_format=preserve_format):
-        return self.to(D.complex64)
+        return self.to(D.complex64, memory_format=memory_format)
 
     def cdouble(self, memory_format=preserve_format):
-        return self.to(D.complex128)
+        return self.to(D.complex128, memory_format=memory_format)
 
     def type_as(self, other):
         return self.to(other.dtype)

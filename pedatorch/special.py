@@ -248,6 +248,7 @@ def _zeta(x, q):
 class Entr(ArrayFunction):
     """entr(x) = -x log x  (0 at x = 0, -inf for x < 0);   d/dx = -(1 + log x)"""
     node_name = "SpecialEntrBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -271,6 +272,7 @@ class Ndtr(ArrayFunction):
     log_ndtr for the far left tail), and records its last step: ``MulBackward1``, the name here too.
     """
     node_name = "MulBackward1"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -292,6 +294,7 @@ class Ndtr(ArrayFunction):
 class LogNdtr(ArrayFunction):
     """log_ndtr(x) = log ndtr(x), accurate in both tails;   d/dx = exp(-x²/2 - log_ndtr(x)) / sqrt(2 pi)"""
     node_name = "SpecialLogNdtrBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -308,6 +311,7 @@ class LogNdtr(ArrayFunction):
 class Ndtri(ArrayFunction):
     """ndtri(p) = ndtr^-1(p)  (-inf at 0, inf at 1);   d/dp = sqrt(2 pi) exp(ndtri(p)² / 2)"""
     node_name = "SpecialNdtriBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, p):
@@ -324,6 +328,7 @@ class Ndtri(ArrayFunction):
 class Erfcx(ArrayFunction):
     """erfcx(x) = exp(x²) erfc(x);   d/dx = 2 x erfcx(x) - 2 / sqrt(pi)"""
     node_name = "SpecialErfcxBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -340,6 +345,7 @@ class Erfcx(ArrayFunction):
 class I0e(ArrayFunction):
     """i0e(x) = exp(-|x|) I0(x);   d/dx = i1e(x) - sgn(x) i0e(x)"""
     node_name = "SpecialI0EBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -356,6 +362,7 @@ class I0e(ArrayFunction):
 class I1e(ArrayFunction):
     """i1e(x) = exp(-|x|) I1(x);   d/dx = i0e(x) - i1e(x) (sgn(x) + 1/x)  (1/2 at x = 0)"""
     node_name = "SpecialI1EBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -378,6 +385,7 @@ class XLog1py(ArrayFunction):
     """xlog1py(x, y) = x log(1 + y)  (0 where x == 0, unless y is NaN);
     d/dx = xlog1py(x != 0, y),   d/dy = x / (1 + y)"""
     node_name = "SpecialXlog1PyBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, x, y):
@@ -413,6 +421,7 @@ class XLog1pyScalarOther(XLog1py):
 class Zeta(ArrayFunction):
     """zeta(x, q) = sum_{k>=0} (k + q)^-x;   d/dq = -x zeta(x + 1, q)  (none w.r.t. x in PyTorch)"""
     node_name = "SpecialZetaBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, x, q):

@@ -29,6 +29,7 @@ import numpy as _np
 from .grad_mode import _state, no_grad
 from .graph import Node, AccumulateGrad, _seq, saved_input, saved_output, saved_const, SAVED_INPUT
 from .. import _tensor
+from .._layout import iterator_result
 from .._tensor import Tensor
 
 _tensor._grad_state = _state  # views record the grad mode they were made in (Tensor._become_view_of)
@@ -166,6 +167,7 @@ class ArrayFunction(Function):
     """A built-in op: ``forward(ctx, *arrays) -> array(s)``, ``backward(ctx, *Tensors) -> Tensor(s)``."""
 
     _array_forward = True
+    _elementwise = 0   # an elementwise op: how many leading arguments are its operands (see _layout)
 
     @classmethod
     def apply(cls, *args):
@@ -182,8 +184,13 @@ class ArrayFunction(Function):
         try:
             if record:
                 ctx = _new_node(cls, args)
-                return _wrap_recorded(cls, ctx, args, cls.forward(ctx, *arrays))
+                out = cls.forward(ctx, *arrays)
+                if type(out) is _np.ndarray and out.ndim > 1 and cls._elementwise and cls._plain:
+                    out = _elementwise_layout(cls, arrays, out, ctx)
+                return _wrap_recorded(cls, ctx, args, out)
             out = cls.forward(_NO_CTX, *arrays)
+            if type(out) is _np.ndarray and out.ndim > 1 and cls._elementwise and cls._plain:
+                out = _elementwise_layout(cls, arrays, out, None)
         except ValueError as e:  # numpy's words -> PyTorch's RuntimeError
             raise _numpy_error(e, arrays) from None
         if cls._plain and type(out) is _np.ndarray:
@@ -192,6 +199,15 @@ class ArrayFunction(Function):
                 t._is_inference = True
             return t
         return _mark_inference(_wrap_plain(cls, args, out))
+
+
+def _elementwise_layout(cls, arrays, out, ctx):
+    """An elementwise result gets PyTorch's layout, not numpy's (they differ when the inputs' layouts
+    do); when that takes a new array, what forward saved as its output is the new array too."""
+    new = iterator_result(out, arrays, cls._elementwise)
+    if new is not out and ctx is not None and "_to_save" in ctx.__dict__:
+        ctx._to_save = tuple(new if s is out else s for s in ctx._to_save)
+    return new
 
 
 def _mark_inference(result):

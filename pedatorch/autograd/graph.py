@@ -14,6 +14,8 @@ import sys
 
 import numpy as _np
 
+from .._layout import copy_like_leaf, obeys_grad_layout
+
 from ..utils.hooks import _HookDict, add_hook
 
 _seq = itertools.count()
@@ -213,12 +215,12 @@ _STEAL = sys.version_info < (3, 14) and hasattr(sys, "getrefcount")
 _ENGINE_REFS = 4
 
 
-def _exclusively_owned(grad):
+def _exclusively_owned(grad, var):
     if not _STEAL:
         return False
     arr = grad._data
-    if type(arr) is not _np.ndarray or not (arr.flags.writeable and arr.flags.c_contiguous):
-        return False  # .grad is kept contiguous (PyTorch's layout contract)
+    if type(arr) is not _np.ndarray or not arr.flags.writeable or not obeys_grad_layout(arr, var._data):
+        return False  # .grad is laid out as the leaf is (PyTorch's layout contract)
     if sys.getrefcount(grad) != _ENGINE_REFS + 1 or sys.getrefcount(arr) != 3:
         return False
     base = arr.base
@@ -265,10 +267,10 @@ class AccumulateGrad(Node):
         if old is None:
             if create_graph:
                 var._grad = grad.clone()  # keeps its history: a gradient penalty differentiates it
-            elif _exclusively_owned(grad):
+            elif _exclusively_owned(grad, var):
                 var._grad = _Tensor()._make(grad._data)  # nobody else can see this array: keep it
-            else:
-                var._grad = grad._detached_copy()
+            else:   # a copy, laid out as PyTorch's gradient layout contract asks
+                var._grad = _Tensor()._make(copy_like_leaf(grad._data, var._data))
         elif create_graph or old._requires_grad:
             var._grad = old + grad
         else:

@@ -2,6 +2,8 @@
 import numpy as np
 
 from .._device import to_device_array, device_of
+from .._layout import relayout, format_strides
+from .._tensor import preserve_format
 from ..autograd.function import ArrayFunction
 
 
@@ -10,7 +12,7 @@ class ToCopy(ArrayFunction):
     node_name = "ToCopyBackward0"
 
     @staticmethod
-    def forward(ctx, x, dev, np_dtype):
+    def forward(ctx, x, dev, np_dtype, memory_format="preserve_format"):
         ctx.src = (device_of(x), x.dtype)
         out = x
         if np_dtype is not None and x.dtype != np_dtype:
@@ -27,7 +29,8 @@ class ToCopy(ArrayFunction):
                 out = moved
         if out is x:
             out = x.copy()
-        return out
+        # a new tensor in PyTorch's layout (preserve_format: x's strides where dense), not numpy's
+        return relayout(out, format_strides(x.shape, [st // x.itemsize for st in x.strides], memory_format))
 
     @staticmethod
     def backward(ctx, grad):
@@ -40,16 +43,17 @@ class ToCopy(ArrayFunction):
             if g.is_complex() and dt.kind != "c":
                 g = g.real
             g = to_copy(g, None, from_numpy_dtype(dt), False)
-        return g, None, None
+        return g, None, None, None
 
 
-def to_copy(t, dev, dt, copy):
-    """``t.to(dev, dt)``: the same tensor when nothing changes (unless ``copy``)."""
+def to_copy(t, dev, dt, copy, memory_format=preserve_format):
+    """``t.to(dev, dt)``: the same tensor when nothing changes (unless ``copy``), as PyTorch decides: the
+    device, the dtype and the memory format (unless preserve_format) already are the asked ones."""
     np_dt = dt.np if dt is not None else None
     same_dev = dev is None or dev == t.device or (dev.type == t.device.type and dev.index is None)
     same_dt = np_dt is None or np_dt == t._data.dtype
-    if same_dev and same_dt and not copy:
+    if same_dev and same_dt and not copy and (memory_format is preserve_format or t.is_contiguous(memory_format)):
         return t
     if same_dev:
         dev = None
-    return ToCopy.apply(t, dev, np_dt)
+    return ToCopy.apply(t, dev, np_dt, memory_format.name)

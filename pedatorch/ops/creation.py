@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .._device import as_device, to_device_array, CPU
-from .._tensor import Tensor, Size, preserve_format
+from .._layout import relayout, format_strides
+from .._tensor import Tensor, Size, preserve_format, contiguous_format
 from ._util import write_out, register, cast, checked_int, require_tensor
 from ..autograd.grad_mode import _state
 from .._dtype import is_inexact_np
@@ -273,25 +274,36 @@ def _like(input, dtype, device):
     return np_dt, dev
 
 
+def _laid_out_like(arr, input, memory_format):
+    """``arr`` (a new C-ordered array of input's shape) in the layout ``memory_format`` asks for; the
+    default preserve_format keeps input's strides where they are dense, as PyTorch's ``empty_like``."""
+    x = input._data
+    if memory_format is contiguous_format or memory_format is preserve_format and (
+            x.ndim < 2 or x.flags.c_contiguous and 1 not in x.shape):
+        return arr   # (the usual case, quickly: size-1 dims of x may carry strides that preserve keeps)
+    return relayout(arr, format_strides(x.shape, [st // x.itemsize for st in x.strides], memory_format.name))
+
+
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format):
     np_dt, dev = _like(input, dtype, device)
-    return _finish(np.zeros(input._data.shape, np_dt), dev, requires_grad)
+    return _finish(_laid_out_like(np.zeros(input._data.shape, np_dt), input, memory_format), dev, requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=preserve_format):
     np_dt, dev = _like(input, dtype, device)
+    arr = _laid_out_like(np.ones(input._data.shape, np_dt), input, memory_format)
     if dev is None and input.is_cpu:
-        t = Tensor._make(np.ones(input._data.shape, np_dt))
+        t = Tensor._make(arr)
         if requires_grad:
             t.requires_grad = True
         return t
-    return _finish(np.ones(input._data.shape, np_dt), dev, requires_grad)
+    return _finish(arr, dev, requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format):
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad, memory_format=memory_format)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -299,7 +311,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     np_dt, dev = _like(input, dtype, device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _finish(np.full(input._data.shape, cast(checked_int(fill_value, np_dt), np_dt), np_dt), dev, requires_grad)
+    arr = np.full(input._data.shape, cast(checked_int(fill_value, np_dt), np_dt), np_dt)
+    return _finish(_laid_out_like(arr, input, memory_format), dev, requires_grad)
 
 
 def _num(x):

@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype as D
+from .._layout import iterator_result, _empty_preserving_layout
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
@@ -33,6 +34,7 @@ def _export(names):
 class Add(ArrayFunction):
     """out = a + alpha * b;   da = grad,  db = alpha * grad"""
     node_name = "AddBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -57,6 +59,7 @@ class Add(ArrayFunction):
 class Sub(ArrayFunction):
     """out = a - alpha * b;   da = grad,  db = -alpha * grad"""
     node_name = "SubBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -80,6 +83,7 @@ class Sub(ArrayFunction):
 class Rsub(ArrayFunction):
     """out = b - alpha * a   (``2 - x``);   da = -alpha * grad"""
     node_name = "RsubBackward1"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -132,6 +136,7 @@ def _no_bool_sub(a, b):
 class Mul(ArrayFunction):
     """out = a * b;   da = grad * b,  db = grad * a"""
     node_name = "MulBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -178,6 +183,7 @@ def _conj(x):
 class Div(ArrayFunction):
     """out = a / b;   da = grad / b,  db = -grad * a / b**2"""
     node_name = "DivBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode=None):
@@ -238,6 +244,7 @@ def _check_int_zero(b):
 class Pow(ArrayFunction):
     """out = a ** p (p a number);   da = grad * p * a**(p-1)"""
     node_name = "PowBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, a, p):
@@ -283,6 +290,7 @@ def _int_power(a, b):
 class PowTensor(ArrayFunction):
     """out = a ** b (both tensors);   da = grad * b * a**(b-1),  db = grad * out * log(a)"""
     node_name = "PowBackward1"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -314,6 +322,7 @@ class PowTensor(ArrayFunction):
 class RPow(ArrayFunction):
     """out = s ** b (s a number);   db = grad * out * log(s)"""
     node_name = "PowBackward2"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, b, s):
@@ -337,6 +346,7 @@ class RPow(ArrayFunction):
 class Remainder(ArrayFunction):
     """out = a - floor(a / b) * b  (sign of b, like Python's %);  da = grad, db = -grad * floor(a / b)"""
     node_name = "RemainderBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -365,6 +375,7 @@ class RemainderTensor(Remainder):
 class RemainderScalarFirst(ArrayFunction):
     """out = s % b (s a number): PyTorch records no derivative (grad_fn=<NotImplemented>)"""
     node_name = "NotImplemented"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, b, s):
@@ -383,6 +394,7 @@ class RemainderScalarFirst(ArrayFunction):
 class Fmod(ArrayFunction):
     """out = a - trunc(a / b) * b  (sign of a, like C's fmod);  da = grad, db = -grad * trunc(a / b)"""
     node_name = "FmodBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -407,6 +419,7 @@ class FmodTensor(Fmod):
 class FloorDivide(ArrayFunction):
     """out = floor(a / b); PyTorch records no derivative for it (grad_fn=<NotImplemented>)"""
     node_name = "NotImplemented"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -421,6 +434,7 @@ class FloorDivide(ArrayFunction):
 class Atan2(ArrayFunction):
     """out = atan2(a, b);  da = grad * b / (a² + b²),  db = -grad * a / (a² + b²)"""
     node_name = "Atan2Backward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -439,6 +453,7 @@ class Atan2(ArrayFunction):
 class Maximum(ArrayFunction):
     """out = max(a, b);  da = grad where a > b (half on ties),  db = grad where b > a"""
     node_name = "MaximumBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -456,6 +471,7 @@ class Maximum(ArrayFunction):
 class Minimum(ArrayFunction):
     """out = min(a, b);  da = grad where a < b (half on ties),  db = grad where b < a"""
     node_name = "MinimumBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -473,6 +489,7 @@ class Minimum(ArrayFunction):
 class Fmax(ArrayFunction):
     """out = fmax(a, b) (NaN ignored);  gradient to the chosen side"""
     node_name = "FmaxBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -490,6 +507,7 @@ class Fmax(ArrayFunction):
 class Fmin(ArrayFunction):
     """out = fmin(a, b) (NaN ignored);  gradient to the chosen side"""
     node_name = "FminBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -507,6 +525,7 @@ class Fmin(ArrayFunction):
 class Hypot(ArrayFunction):
     """out = sqrt(a² + b²);  da = grad * a / out,  db = grad * b / out"""
     node_name = "HypotBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -523,6 +542,7 @@ class Hypot(ArrayFunction):
 class LogAddExp(ArrayFunction):
     """out = log(e^a + e^b);  da = grad / (1 + e^(b - a)),  db = grad / (1 + e^(a - b))"""
     node_name = "LogaddexpBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -540,6 +560,7 @@ class LogAddExp(ArrayFunction):
 class XLogY(ArrayFunction):
     """out = x * log(y) (0 where x == 0);  dx = grad * log(y) (0 where x == 0 and y <= 0),  dy = grad * x / y"""
     node_name = "XlogyBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, x, y):
@@ -610,7 +631,7 @@ def _unary(name, node_name, kernel, derivative, doc, keep_int=False, dtypes=None
         return derivative(x, out, grad)
 
     cls = type(name, (ArrayFunction,), {
-        "__doc__": doc, "node_name": node_name, "__module__": __name__,
+        "__doc__": doc, "node_name": node_name, "__module__": __name__, "_elementwise": 1,
         "forward": staticmethod(forward), "backward": staticmethod(backward)})
     return cls
 
@@ -828,6 +849,7 @@ class Logit(ArrayFunction):
     """out = log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given (one op, as PyTorch's);
     dx = grad / (x (1 - x)) for x in [eps, 1 - eps], else 0; without eps, for x in [0, 1], else NaN"""
     node_name = "LogitBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, eps=None):
@@ -888,6 +910,7 @@ Square = None  # square(x) is x ** 2 (PowBackward0), as in PyTorch
 class Neg(ArrayFunction):
     """out = -x;   dx = -grad"""
     node_name = "NegBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -904,6 +927,7 @@ class Neg(ArrayFunction):
 class Relu(ArrayFunction):
     """out = max(x, 0);   dx = grad where out > 0"""
     node_name = "ReluBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -922,6 +946,7 @@ class Relu(ArrayFunction):
 class ReluGrad(ArrayFunction):
     """relu's backward: grad where out > 0, else 0 (one pass; differentiable in grad for double backward)"""
     node_name = "ThresholdBackwardBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, grad, out):
@@ -938,6 +963,7 @@ class ReluGrad(ArrayFunction):
 class Round(ArrayFunction):
     """round half to even (``decimals`` digits); gradient 0"""
     node_name = "RoundBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, decimals=0):
@@ -956,6 +982,7 @@ class RoundDecimals(Round):
 class Clamp(ArrayFunction):
     """out = min(max(x, lo), hi);   dx = grad where lo <= x <= hi  (``clamp`` with number bounds)"""
     node_name = "ClampBackward1"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, lo, hi):
@@ -997,6 +1024,7 @@ class ClampMax(Clamp):
 class ClampTensor(ArrayFunction):
     """clamp with tensor bounds;  dx = grad where lo <= x <= hi, dlo/dhi where the bound was chosen"""
     node_name = "ClampBackward0"
+    _elementwise = 3
 
     @staticmethod
     def forward(ctx, x, lo, hi):
@@ -1033,6 +1061,7 @@ class ClampMaxTensor(ClampTensor):
 class Where(ArrayFunction):
     """out = cond ? a : b;   da = grad where cond,  db = grad where not cond"""
     node_name = "WhereBackward0"
+    _elementwise = 3
 
     @staticmethod
     def forward(ctx, cond, a, b):
@@ -1056,6 +1085,7 @@ def masked_grad(grad, keep):
 class Lerp(ArrayFunction):
     """out = a + w (b - a);  da = grad (1 - w),  db = grad w,  dw = grad (b - a)"""
     node_name = "LerpBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b, w):
@@ -1090,6 +1120,7 @@ class LerpTensor(Lerp):
 class AddCMul(ArrayFunction):
     """out = x + value * t1 * t2;  dx = grad,  dt1 = grad * value * t2,  dt2 = grad * value * t1"""
     node_name = "AddcmulBackward0"
+    _elementwise = 3
 
     @staticmethod
     def forward(ctx, x, t1, t2, value):
@@ -1114,6 +1145,7 @@ class AddCMul(ArrayFunction):
 class AddCDiv(ArrayFunction):
     """out = x + value * t1 / t2;  dx = grad,  dt1 = grad * value / t2,  dt2 = -grad * value * t1 / t2²"""
     node_name = "AddcdivBackward0"
+    _elementwise = 3
 
     @staticmethod
     def forward(ctx, x, t1, t2, value):
@@ -1147,6 +1179,7 @@ class AddCDiv(ArrayFunction):
 class Sgn(ArrayFunction):
     """sgn(x): sign for real x, x / |x| for complex;  gradient 0 for real x"""
     node_name = "SgnBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -1164,6 +1197,7 @@ class Sgn(ArrayFunction):
 class NanToNum(ArrayFunction):
     """replace NaN/±inf by numbers;  dx = grad where x was finite"""
     node_name = "NanToNumBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, nan=0.0, posinf=None, neginf=None):
@@ -1179,6 +1213,7 @@ class NanToNum(ArrayFunction):
 class Conj(ArrayFunction):
     """complex conjugate; dx = conj(grad)"""
     node_name = "ConjBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -1191,6 +1226,7 @@ class Conj(ArrayFunction):
 
 class Real(ArrayFunction):
     node_name = "RealBackward0"
+    _elementwise = 1
     _view_of = 0
 
     @staticmethod
@@ -1204,6 +1240,7 @@ class Real(ArrayFunction):
 
 class Imag(ArrayFunction):
     node_name = "ImagBackward0"
+    _elementwise = 1
     _view_of = 0
 
     @staticmethod
@@ -1219,12 +1256,14 @@ class Imag(ArrayFunction):
 
 class _NoGrad(ArrayFunction):
     """An op whose outputs are integers or bools: it never records a node."""
+    _elementwise = 2
 
 
-def _nondiff(name, kernel):
+def _nondiff(name, kernel, elementwise=2):
     def forward(ctx, *args):
         return kernel(*args)
-    return type(name, (_NoGrad,), {"forward": staticmethod(forward), "__module__": __name__})
+    return type(name, (_NoGrad,), {"forward": staticmethod(forward), "__module__": __name__,
+                                   "_elementwise": elementwise})
 
 
 def _cmp(ufunc):
@@ -1271,8 +1310,20 @@ def _bitwise_not_kernel(x):
 
 BitwiseNot = _nondiff("BitwiseNot", _bitwise_not_kernel)
 IsNan = _nondiff("IsNan", np.isnan)
-IsInf = _nondiff("IsInf", np.isinf)
-IsFinite = _nondiff("IsFinite", np.isfinite)
+
+
+def _on_floats(test, ints_answer):
+    """isinf/isfinite: a test of float values; for integers and bools PyTorch answers with
+    ``zeros_like``/``ones_like`` (preserve_format: the input's strides), not an elementwise kernel."""
+    def kernel(x):
+        if is_inexact_np(x.dtype):
+            return iterator_result(test(x), (x,), 1)
+        return _empty_preserving_layout(x, np.bool_, ints_answer)
+    return kernel
+
+
+IsInf = _nondiff("IsInf", _on_floats(np.isinf, False), elementwise=0)
+IsFinite = _nondiff("IsFinite", _on_floats(np.isfinite, True), elementwise=0)
 IsPosInf = _nondiff("IsPosInf", np.isposinf)
 IsNegInf = _nondiff("IsNegInf", np.isneginf)
 SignBit = _nondiff("SignBit", np.signbit)

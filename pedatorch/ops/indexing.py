@@ -36,7 +36,8 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, register, write_out, shape_str, _type_word, broadcast_shapes_or_raise, checked_int
-from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed, _view_strides, _iterator_layout
+from .._layout import _iterator_layout
+from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed, _view_strides
 from .._dtype import is_float_np
 
 __all__ = ["index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",

@@ -21,7 +21,8 @@ from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, wrap_dims, register, write_out, shape_str, broadcast_shapes_or_raise, \
     result_np_dtype, _type_word
-from .shape import Diagonal, DiagonalEmbed, IndexEmbed, UnsafeView, _Ctx, _empty_preserving_layout
+from .._layout import _empty_preserving_layout
+from .shape import Diagonal, DiagonalEmbed, IndexEmbed, UnsafeView, _Ctx
 
 __all__ = ["flip", "fliplr", "flipud", "roll", "rot90", "tile", "repeat_interleave", "tril", "triu",
            "tril_indices", "triu_indices", "diag", "diag_embed", "diagflat", "trace", "constant_pad_nd",

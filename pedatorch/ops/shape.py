@@ -14,6 +14,7 @@ import numbers
 
 import numpy as np
 
+from .._layout import copy_in_format
 from .._tensor import Tensor, Size, _storage_root, _address, contiguous_format, preserve_format
 from ..autograd.function import ArrayFunction, _link_inputs, _edge_to
 from ..autograd.graph import Node
@@ -98,86 +99,6 @@ def _view_strides(old_shape, old_strides, new_shape, itemsize):
     if view_d != -1:
         return None
     return tuple(new_strides)
-
-
-# ---------------------------------------------------------------------- layouts of new results
-
-def _iterator_layout(shape, operand_strides):
-    """The dim order (fastest first) PyTorch's TensorIterator gives a new output of ``shape``, from the
-    element strides its inputs have over that shape (0 where broadcast): an insertion sort in which the
-    first input with two nonzero, different strides decides, and equal strides put the smaller dim first."""
-    ndim = len(shape)
-
-    def should_swap(d0, d1):
-        for strides in operand_strides:
-            s0, s1 = strides[d0], strides[d1]
-            if s0 == 0 or s1 == 0:
-                continue   # broadcast in one of them: the next input decides
-            if s0 != s1:
-                return 1 if s0 > s1 else -1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(ndim - 1, -1, -1))
-    for i in range(1, ndim):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm
-
-
-def _is_non_overlapping_and_dense(shape, strides):
-    """c10's test: sorted by stride (dims of size < 2 last, they never matter), each stride is the
-    product of the sizes before it. Strides in elements."""
-    dims = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d])
-    need = 1
-    for d in dims:
-        if strides[d] != need:
-            return False
-        need *= shape[d]
-    return True
-
-
-def _preserved_strides(shape, strides):
-    """The element strides of ``empty_like(x)`` / ``clone(x)`` in PyTorch's preserve_format: x's own strides
-    when x is non-overlapping and dense (size-1 dims keep theirs, whatever they are), else dense strides
-    in x's dim order (ATen's ``infer_dense_strides``: size-0/1 dims don't grow the stride)."""
-    if _is_non_overlapping_and_dense(shape, strides):
-        return tuple(strides)
-    out, step = [0] * len(shape), 1
-    for d in _iterator_layout(shape, [strides]):    # fastest first
-        out[d] = step
-        step *= max(shape[d], 1)
-    return tuple(out)
-
-
-def _empty_strided(shape, strides, dtype):
-    """A new array of ``shape`` with these element strides (dense ones; a size-1 dim may carry any stride)."""
-    item = np.dtype(dtype).itemsize
-    buf = np.empty(max(int(np.prod(shape)), 1), dtype=dtype)
-    return np.ndarray(shape, dtype=dtype, buffer=buf, strides=tuple(st * item for st in strides))
-
-
-def _empty_preserving_layout(x):
-    """An uninitialised array laid out as PyTorch's ``empty_like(x)`` (preserve_format) lays it out."""
-    return _empty_strided(x.shape, _preserved_strides(x.shape, [st // x.itemsize for st in x.strides]), x.dtype)
-
-
-def _copy_preserving_layout(x):
-    """A copy of array ``x`` laid out as PyTorch's ``clone(memory_format=preserve_format)`` lays it out."""
-    out = np.array(x, copy=True, order="K")
-    item = x.itemsize
-    if out.strides == tuple(st * item for st in _preserved_strides(x.shape, [st // item for st in x.strides])):
-        return out                                  # numpy's copy is already laid out so (the usual case)
-    out = _empty_preserving_layout(x)
-    out[...] = x
-    return out
 
 
 # ====================================================================== views
@@ -983,10 +904,8 @@ class Clone(ArrayFunction):
     node_name = "CloneBackward0"
 
     @staticmethod
-    def forward(ctx, x, order="K"):
-        if order == "K":  # preserve_format: PyTorch's rule, not numpy's (they differ on size-1 dims)
-            return _copy_preserving_layout(x)
-        return np.array(x, copy=True, order=order)
+    def forward(ctx, x, memory_format="preserve_format"):
+        return copy_in_format(x, memory_format)
 
     @staticmethod
     def backward(ctx, grad):
@@ -994,15 +913,17 @@ class Clone(ArrayFunction):
 
 
 def clone(input, *, memory_format=preserve_format):
-    if memory_format is contiguous_format:
-        return Clone.apply(input, "C")
-    return Clone.apply(input)
+    """A copy in new memory; ``preserve_format`` keeps the input's strides where they are dense."""
+    return Clone.apply(input, memory_format.name)
 
 
 def contiguous(self, memory_format=contiguous_format):
-    if self.is_contiguous():
+    """self when already laid out in ``memory_format``, else a copy that is."""
+    if self.is_contiguous(memory_format):
         return self
-    return Clone.apply(self, "C")
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return Clone.apply(self, memory_format.name)
 
 
 class Copy(ArrayFunction):

@@ -113,6 +113,7 @@ def _float_out(f, x):
 class Lgamma(ArrayFunction):
     """lgamma(x)' = digamma(x)"""
     node_name = "LgammaBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -128,6 +129,7 @@ class Lgamma(ArrayFunction):
 class Digamma(ArrayFunction):
     """digamma(x)' = polygamma(1, x)"""
     node_name = "DigammaBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -143,6 +145,7 @@ class Digamma(ArrayFunction):
 class Polygamma(ArrayFunction):
     """polygamma(n, x)' = polygamma(n + 1, x)"""
     node_name = "PolygammaBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, n):
@@ -159,6 +162,7 @@ class Polygamma(ArrayFunction):
 class I0(ArrayFunction):
     """i0(x)' = i1(x)  (modified Bessel functions of the first kind)"""
     node_name = "I0Backward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -174,6 +178,7 @@ class I0(ArrayFunction):
 class I1(ArrayFunction):
     """i1(x)' = i0(x) - i1(x) / x  (1/2 at x = 0)"""
     node_name = "SpecialI1Backward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -210,6 +215,7 @@ def _i1(x):
 class Copysign(ArrayFunction):
     """copysign(a, b) = |a| with b's sign;  da = grad * sign(a) * sign(out),  db = 0"""
     node_name = "CopysignBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -235,6 +241,7 @@ class CopysignScalar(Copysign):
 class LogAddExp2(ArrayFunction):
     """out = log2(2^a + 2^b);  da = grad * 2^a / (2^a + 2^b)"""
     node_name = "Logaddexp2Backward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -251,6 +258,7 @@ class LogAddExp2(ArrayFunction):
 class Angle(ArrayFunction):
     """angle(x): 0 for x >= 0, pi for x < 0 (real);  gradient 0 (real inputs)"""
     node_name = "AngleBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -372,6 +380,7 @@ def _nodiff(fn, input, *others):
 class Heaviside(ArrayFunction):
     """out = 0 (x < 0), values (x == 0), 1 (x > 0); PyTorch records it without a derivative"""
     node_name = "NotImplemented"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, x, values):
@@ -397,6 +406,7 @@ def heaviside(input, values, *, out=None):
 class Nextafter(ArrayFunction):
     """out = the next float after x towards other;  dx = grad, dother = 0 (PyTorch's formula)"""
     node_name = "NextafterBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
@@ -424,6 +434,7 @@ def lcm(input, other, *, out=None):
 class Ldexp(ArrayFunction):
     """out = x * 2**e (in x's float dtype);  dx = grad * 2**e,  de = grad * out * ln 2"""
     node_name = "LdexpBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, x, e):
@@ -748,6 +759,7 @@ def _incomplete_gamma_density(ctx, kernel_name):
 class Gammainc(ArrayFunction):
     """gammainc(a, x) = P(a, x);   d/dx = exp((a - 1) log x - x - lgamma(a))  (none w.r.t. a in PyTorch)"""
     node_name = "IgammaBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, x):
@@ -761,6 +773,7 @@ class Gammainc(ArrayFunction):
 class Gammaincc(ArrayFunction):
     """gammaincc(a, x) = Q(a, x) = 1 - P(a, x);   d/dx = -exp((a - 1) log x - x - lgamma(a))"""
     node_name = "IgammacBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, x):

@@ -7,23 +7,9 @@ Generated from the first campaign (python -m tests.fuzz) and grouped by likely c
 the full report with repros: `make fuzz` writes fuzz-out/summary.md and one repro each.
 """
 KNOWN = {
-    # A. Layout of new elementwise results: numpy's, not TensorIterator's, when the inputs' layouts differ (a
-    # transposed first input with a contiguous second one; size-1 dims). The view op named is right for its
-    # input; the input came from such an op. To do: give elementwise results PyTorch's output layout.
-    'clone|stride1|*': 'input made by an elementwise op with mixed-layout inputs (numpy layout)',
-    'getitem|stride|*': 'input made by an elementwise op with mixed-layout inputs (numpy layout)',
-    'mT|stride|*': 'input made by an elementwise op with mixed-layout inputs (numpy layout)',
-    'permute|stride1|*': 'input made by an elementwise op with mixed-layout inputs (numpy layout)',
-    'select|stride1|*': 'input made by an elementwise op with mixed-layout inputs (numpy layout)',
-    'select|stride|*': 'input made by an elementwise op with mixed-layout inputs (numpy layout)',
-    'split|stride1|*': 'input made by an elementwise op with mixed-layout inputs (numpy layout)',
-    'transpose|stride1|*': 'input made by an elementwise op with mixed-layout inputs (numpy layout)',
-    'transpose|stride|*': 'input made by an elementwise op with mixed-layout inputs (numpy layout)',
-    't|stride1|*': 'input made by an elementwise op with mixed-layout inputs (numpy layout)',
-    'unfold|stride1|*': 'input made by an elementwise op with mixed-layout inputs (numpy layout)',
-    'reshape|grad_fn|*': 'input laid out by numpy (C order) where PyTorch kept a transposed layout: view vs copy',
     # B. einsum returns a new tensor where PyTorch's einsum (permute/bmm/view path) returns a view, so later
     # in-place writes give other grad_fns. To do: follow ATen's einsum steps.
+    'transpose|stride|*': 'an einsum output is a permuted view in PyTorch (its strides follow the bmm)',
     'clamp_|grad_fn|*': "an einsum output is a view in PyTorch (AsStridedBackward0 after the write)",
     'exp_|grad_fn|*': "an einsum output is a view in PyTorch (MulBackward0 vs EinsumBackward0)",
     'sub_|grad_fn|*': "an einsum output is a view in PyTorch (AsStridedBackward0 after the write)",

@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from ..._layout import in_format
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...ops._util import _type_word, check_kernel_dtype, checked_int
@@ -70,6 +71,7 @@ def relu_(input):
 class Hardtanh(ArrayFunction):
     """out = clamp(x, min_val, max_val);   dx = grad where min_val < x < max_val"""
     node_name = "HardtanhBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, lo, hi):
@@ -122,6 +124,7 @@ def relu6(input, inplace=False):
 class LeakyRelu(ArrayFunction):
     """out = x if x > 0 else slope * x;   dx = grad * (1 if x > 0 else slope)"""
     node_name = "LeakyReluBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, slope):
@@ -142,6 +145,7 @@ class LeakyReluBackward(ArrayFunction):
     One node, as PyTorch's, so that double backward is PyTorch's: this again for grad, and an explicit
     zero for x (0 * inf is NaN there, where the gradient reaching x is inf)."""
     node_name = "LeakyReluBackwardBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, grad, x, slope):
@@ -207,6 +211,7 @@ class Elu(ArrayFunction):
     """out = scale * x if x > 0 else alpha * scale * (exp(x * input_scale) - 1);
     dx = grad * (scale if x > 0 else alpha * scale * input_scale * exp(x * input_scale))"""
     node_name = "EluBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, alpha, scale, input_scale):
@@ -231,6 +236,7 @@ class EluBackward(ArrayFunction):
     in one pass in the op-math dtype, rounded once.  One node, as PyTorch's, so that double backward is
     PyTorch's elu_double_backward (whose mask is x < 0, not x <= 0; nothing flows through exp where x > 0)."""
     node_name = "EluBackwardBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, grad, s, alpha, scale, input_scale, is_result):
@@ -362,6 +368,7 @@ def celu_(input, alpha=1.0):
 class Gelu(ArrayFunction):
     """out = x * Phi(x), Phi the normal cdf (erf; or the tanh approximation);   dx = grad * (Phi(x) + x * phi(x))"""
     node_name = "GeluBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, approximate):
@@ -403,6 +410,7 @@ def _sigmoid(xw):
 class Silu(ArrayFunction):
     """out = x * sigmoid(x);   dx = grad * s * (1 + x * (1 - s)),  s = sigmoid(x)"""
     node_name = "SiluBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -426,6 +434,7 @@ def silu(input, inplace=False):
 class Mish(ArrayFunction):
     """out = x * tanh(softplus(x));   dx = grad * (t + x * sigmoid(x) * (1 - t^2)),  t = tanh(softplus(x))"""
     node_name = "MishBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -459,6 +468,7 @@ def tanh(input):
 class Softplus(ArrayFunction):
     """out = log(1 + exp(beta x)) / beta (x where beta x > threshold);   dx = grad * sigmoid(beta x) (or grad)"""
     node_name = "SoftplusBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, beta, threshold):
@@ -502,7 +512,8 @@ class LogSigmoid(ArrayFunction):
         _float_only(x, "log_sigmoid_cpu")
         ctx.save_for_backward(x)
         xw = to_opmath(x)
-        return _back(np.minimum(xw, 0) - np.log1p(np.exp(-np.abs(xw))), x)
+        out = _back(np.minimum(xw, 0) - np.log1p(np.exp(-np.abs(xw))), x)
+        return in_format(out, "contiguous_format")  # PyTorch's CPU kernel allocates a contiguous result
 
     @staticmethod
     def backward(ctx, grad):
@@ -520,6 +531,7 @@ def logsigmoid(input):
 class Hardsigmoid(ArrayFunction):
     """out = clamp(x + 3, 0, 6) / 6;   dx = grad / 6 where -3 < x < 3"""
     node_name = "HardsigmoidBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -544,6 +556,7 @@ def hardsigmoid(input, inplace=False):
 class Hardswish(ArrayFunction):
     """out = x * clamp(x + 3, 0, 6) / 6;   dx = 0 (x <= -3), grad * (x / 3 + 1/2) (x < 3), grad (x >= 3)"""
     node_name = "HardswishBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x):
@@ -577,6 +590,7 @@ def _check_lambda(x, lambd):
 class Softshrink(ArrayFunction):
     """out = x - lambd (x > lambd), x + lambd (x < -lambd), 0 otherwise;   dx = grad where |x| > lambd"""
     node_name = "SoftshrinkBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, lambd):
@@ -603,6 +617,7 @@ def softshrink(input, lambd=0.5):
 class Hardshrink(ArrayFunction):
     """out = 0 inside [-lambd, lambd], x outside;   dx = grad outside"""
     node_name = "HardshrinkBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, lambd):
@@ -627,6 +642,7 @@ def hardshrink(input, lambd=0.5):
 class Threshold(ArrayFunction):
     """out = value where x <= threshold, else x;   dx = grad where x > threshold"""
     node_name = "ThresholdBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, threshold, value):
@@ -678,6 +694,7 @@ def _check_threshold_args(input, threshold, value):
 class PreluKernel(ArrayFunction):
     """out = x if x > 0 else w * x (w broadcast per channel);   dx = grad * (1 or w),  dw = grad * x where x <= 0"""
     node_name = "PreluKernelBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, x, w):
@@ -723,6 +740,7 @@ class RreluWithNoise(ArrayFunction):
     """training: out = x * r for x <= 0, r ~ U(lower, upper) per element (the noise), x elsewhere;
     dx = grad * noise.   eval: leaky_relu with slope (lower + upper) / 2"""
     node_name = "RreluWithNoiseBackward0"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, lower, upper, training, generator):

@@ -22,6 +22,7 @@ import numbers
 
 import numpy as np
 
+from ..._layout import suggested_format, in_format
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...ops._util import shape_str, _type_word
@@ -204,10 +205,11 @@ class _MaxPool(ArrayFunction):
         lead = x.shape[:x.ndim - dims]
         need_idx = need_idx or bool(ctx.needs_input_grad)
         out, idx = _max_pool(_flat(x, dims), g, need_idx)
-        out = out.reshape(lead + out.shape[1:])
+        fmt = suggested_format(x)   # a channels-last input gives channels-last results
+        out = in_format(out.reshape(lead + out.shape[1:]), fmt)
         if idx is None:
             return out, np.zeros(out.shape, dtype=np.int64)
-        idx = idx.reshape(out.shape)
+        idx = in_format(idx.reshape(out.shape), fmt)
         if ctx.needs_input_grad:
             ctx.idx, ctx.in_shape, ctx.g = idx, x.shape, g
             ctx.unique = all((k - 1) * d + 1 <= s for k, d, s in zip(g.k, g.d, g.s))  # windows don't overlap
@@ -236,7 +238,8 @@ class _AdaptiveMaxPool(ArrayFunction):
         lead = x.shape[:x.ndim - dims]
         out, idx = _adaptive_max(_flat(x, dims), x.shape[x.ndim - dims:], outsp)
         out = out.reshape(lead + tuple(outsp))
-        idx = idx.reshape(out.shape)
+        fmt = suggested_format(x)
+        out, idx = in_format(out, fmt), in_format(idx.reshape(out.shape), fmt)
         if ctx.needs_input_grad:
             ctx.idx, ctx.in_shape, ctx.outsp = idx, x.shape, outsp
         return out, idx
@@ -306,7 +309,7 @@ class _AvgPool(ArrayFunction):
     def forward(ctx, x, g, div):
         if ctx.needs_input_grad:
             ctx.g, ctx.div, ctx.in_shape = g, div, x.shape
-        return _avg_pool(x, g, div)
+        return in_format(_avg_pool(x, g, div), suggested_format(x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -388,7 +391,7 @@ class _AdaptiveAvgPool(ArrayFunction):
     def forward(ctx, x, mats):
         if ctx.needs_input_grad:
             ctx.mats = mats
-        return _apply_mats(x, mats, False)
+        return in_format(_apply_mats(x, mats, False), suggested_format(x))
 
     @staticmethod
     def backward(ctx, grad):

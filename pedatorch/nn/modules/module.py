@@ -388,15 +388,17 @@ class Module:
 
     def to(self, *args, **kwargs):
         """``to(device)``, ``to(dtype)``, ``to(tensor)``, ``to(device, dtype)``: floating tensors change dtype."""
-        dev, dt, _ = Tensor._parse_to(None, args, dict(kwargs))
+        fmt = kwargs.get("memory_format")
+        dev, dt, _, _ = Tensor._parse_to(None, args, dict(kwargs))
         if dt is not None and not (dt.is_floating_point or dt.is_complex):
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dt}")
 
         def convert(t):
-            if t.is_floating_point() or t.is_complex():
-                return t.to(device=dev, dtype=dt)
-            return t.to(device=dev)
+            dtype = dt if t.is_floating_point() or t.is_complex() else None
+            if fmt is not None and t.dim() in (4, 5):  # as PyTorch: a memory format only for 4-d/5-d tensors
+                return t.to(device=dev, dtype=dtype, memory_format=fmt)
+            return t.to(device=dev, dtype=dtype)
         return self._apply(convert)
 
     def cuda(self, device=None):

@@ -1,0 +1,266 @@
+"""Memory layouts of new results: the strides PyTorch gives a tensor it allocates.
+
+numpy and PyTorch agree on C-contiguous arrays, but not on what a new result of non-contiguous inputs
+looks like: numpy's ufuncs favour C order when inputs disagree, PyTorch's TensorIterator follows its
+first input, and ``clone``/``empty_like`` keep an input's strides (``preserve_format``). Each rule lives
+here once, as plain array code below the tensor layer, so that any layer may use it.
+"""
+import numpy as np
+
+
+def _iterator_layout(shape, operand_strides):
+    """The dim order (fastest first) PyTorch's TensorIterator gives a new output of ``shape``, from the
+    element strides its inputs have over that shape (0 where broadcast): an insertion sort in which the
+    first input with two nonzero, different strides decides, and equal strides put the smaller dim first."""
+    ndim = len(shape)
+
+    def should_swap(d0, d1):
+        for strides in operand_strides:
+            s0, s1 = strides[d0], strides[d1]
+            if s0 == 0 or s1 == 0:
+                continue   # broadcast in one of them: the next input decides
+            if s0 != s1:
+                return 1 if s0 > s1 else -1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
+def _is_non_overlapping_and_dense(shape, strides):
+    """c10's test: sorted by stride (dims of size < 2 last, they never matter), each stride is the
+    product of the sizes before it. Strides in elements."""
+    dims = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d])
+    need = 1
+    for d in dims:
+        if strides[d] != need:
+            return False
+        need *= shape[d]
+    return True
+
+
+def _preserved_strides(shape, strides):
+    """The element strides of ``empty_like(x)`` / ``clone(x)`` in PyTorch's preserve_format: x's own strides
+    when x is non-overlapping and dense (size-1 dims keep theirs, whatever they are), else dense strides
+    in x's dim order (ATen's ``infer_dense_strides``: size-0/1 dims don't grow the stride)."""
+    if _is_non_overlapping_and_dense(shape, strides):
+        return tuple(strides)
+    out, step = [0] * len(shape), 1
+    for d in _iterator_layout(shape, [strides]):    # fastest first
+        out[d] = step
+        step *= max(shape[d], 1)
+    return tuple(out)
+
+
+def _empty_strided(shape, strides, dtype):
+    """A new array of ``shape`` with these element strides (dense ones; a size-1 dim may carry any stride)."""
+    item = np.dtype(dtype).itemsize
+    buf = np.empty(max(int(np.prod(shape)), 1), dtype=dtype)
+    return np.ndarray(shape, dtype=dtype, buffer=buf, strides=tuple(st * item for st in strides))
+
+
+def _empty_preserving_layout(x, dtype=None, fill=None):
+    """An array laid out as PyTorch's ``empty_like(x)`` (preserve_format) lays it out: uninitialised,
+    or filled with ``fill``."""
+    out = _empty_strided(x.shape, _preserved_strides(x.shape, [st // x.itemsize for st in x.strides]),
+                         x.dtype if dtype is None else dtype)
+    if fill is not None:
+        out.fill(fill)
+    return out
+
+
+# ---------------------------------------------------------------------- elementwise results
+
+def _contiguous_strides(shape):
+    """c10's contiguous strides (a size-0 dim counts as 1, so no stride becomes 0)."""
+    out, step = [0] * len(shape), 1
+    for d in range(len(shape) - 1, -1, -1):
+        out[d] = step
+        step *= max(shape[d], 1)
+    return tuple(out)
+
+
+def _channels_last_order(ndim):
+    """The dims, fastest first, of channels_last (4-d) and channels_last_3d (5-d)."""
+    return (1, 3, 2, 0) if ndim == 4 else (1, 4, 3, 2, 0)
+
+
+def _dense_in_order(shape, order):
+    """Dense element strides with the dims laid out in ``order``, fastest first (ATen multiplies the plain
+    sizes here: after a size-0 dim every stride is 0, as in PyTorch)."""
+    out, step = [0] * len(shape), 1
+    for d in order:
+        out[d] = step
+        step *= shape[d]
+    return tuple(out)
+
+
+def format_strides(shape, strides, memory_format):
+    """The element strides of a new tensor of ``shape`` in a memory format ("preserve_format",
+    "contiguous_format", "channels_last", "channels_last_3d"); ``strides`` are the source's, which
+    preserve_format follows."""
+    if memory_format == "preserve_format":
+        return _preserved_strides(shape, strides)
+    if memory_format == "contiguous_format":
+        return _contiguous_strides(shape)
+    rank = 4 if memory_format == "channels_last" else 5
+    if len(shape) != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {memory_format} format")
+    return _dense_in_order(shape, _channels_last_order(rank))
+
+
+def is_in_format(shape, strides, memory_format):
+    """c10's ``is_contiguous(memory_format)`` (size-1 dims may have any stride; no elements: True)."""
+    if 0 in shape:
+        return True
+    if memory_format == "contiguous_format":
+        order = range(len(shape) - 1, -1, -1)
+    elif len(shape) == (4 if memory_format == "channels_last" else 5):
+        order = _channels_last_order(len(shape))
+    else:
+        return False
+    expected = 1
+    for d in order:
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def suggested_format(x):
+    """c10's ``suggest_memory_format()`` of array ``x``: "channels_last" (or "_3d") when its strides order
+    the dims as N, spatial, C (ambiguous cases, like a size-1 C, count as contiguous), else contiguous.
+    Convolutions and poolings give their result this format."""
+    if x.ndim not in (4, 5):
+        return "contiguous_format"
+    strides = [st // x.itemsize for st in x.strides]
+    if strides[1] == 0:
+        return "contiguous_format"
+    low = 0
+    for d in _channels_last_order(x.ndim):
+        if x.shape[d] == 0 or strides[d] < low or d == 0 and low == strides[1]:
+            return "contiguous_format"
+        low = strides[d] * (x.shape[d] if x.shape[d] > 1 else 1)
+    return "channels_last" if x.ndim == 4 else "channels_last_3d"
+
+
+def in_format(out, memory_format):
+    """A new result ``out`` laid out in ``memory_format`` (no copy when it already is)."""
+    if memory_format == "contiguous_format" and out.flags.c_contiguous and 1 not in out.shape:
+        return out
+    return relayout(out, format_strides(out.shape, None, memory_format))
+
+
+def copy_in_format(x, memory_format):
+    """A copy of array ``x`` in a memory format (numpy's own copy when that already is it)."""
+    item = x.itemsize
+    want = format_strides(x.shape, [st // item for st in x.strides], memory_format)
+    out = np.array(x, copy=True, order="K")
+    return relayout(out, want)
+
+
+def relayout(out, want):
+    """``out`` with these element strides: the same array when it has them, a restrided view when only
+    dims that never step differ (size 0 or 1), else a copy."""
+    item = out.itemsize
+    want = tuple(w * item for w in want)
+    own = out.strides
+    if want == own:
+        return out
+    if out.size <= 1 or all(w == o or n <= 1 for w, o, n in zip(want, own, out.shape)):
+        return np.lib.stride_tricks.as_strided(out, strides=want)
+    new = _empty_strided(out.shape, [w // item for w in want], out.dtype)
+    np.copyto(new, out)
+    return new
+
+
+def iterator_strides(shape, operands):
+    """The element strides PyTorch's TensorIterator gives the new output of an elementwise op.
+
+    ``operands`` are the op's tensor inputs as arrays, in order; a Python number stands for the 0-dim
+    tensor PyTorch wraps it in. First the fast set-up, when every operand has the output's shape: all
+    contiguous gives contiguous strides, all channels-last gives channels-last, all non-overlapping and
+    dense with equal strides gives those strides. Otherwise the dims are sorted by the operands' strides
+    (the first operand that tells two dims apart decides; see ``_iterator_layout``) and the output is
+    dense in that order.
+    """
+    arrays = [a for a in operands if isinstance(a, np.ndarray) and a.ndim]
+    strides = [tuple(s // a.itemsize for s in a.strides) for a in arrays]
+    if len(arrays) == len(operands) and all(a.shape == shape for a in arrays):   # fast set-up
+        if all(a.flags.c_contiguous for a in arrays):
+            return _contiguous_strides(shape)
+        if len(shape) in (4, 5) and all(is_in_format(shape, st, "channels_last" if len(shape) == 4 else "channels_last_3d") for st in strides):
+            return _dense_in_order(shape, _channels_last_order(len(shape)))
+        if all(st == strides[-1] for st in strides) and _is_non_overlapping_and_dense(shape, strides[-1]):
+            return strides[-1]
+    ndim = len(shape)
+    over = []   # each operand's strides over the output's dims: 0 where it broadcasts
+    for a, st in zip(arrays, strides):
+        lead = ndim - a.ndim
+        over.append((0,) * lead + tuple(0 if a.shape[i] == 1 and shape[lead + i] != 1 else st[i]
+                                         for i in range(a.ndim)))
+    perm = _iterator_layout(shape, over)
+    if perm == list(range(ndim - 1, -1, -1)):
+        return _contiguous_strides(shape)
+    return _dense_in_order(shape, perm)
+
+
+def iterator_result(out, args, n):
+    """``out`` (numpy's result of an elementwise op) laid out as PyTorch lays out that op's result; the
+    op's operands are the first ``n`` of ``args`` (None: an absent optional operand).
+
+    Usually numpy's layout already is PyTorch's, and a quick test finds that out without sorting:
+    each operand has the output's shape and strides or is C-contiguous with a C-contiguous output
+    (when the output has no size-0/1 dims, where the rules get subtle). Otherwise the result is
+    restrided (when only dims of size 0 or 1 differ: no copy) or copied into PyTorch's layout.
+    """
+    shape = out.shape
+    own = out.strides
+    n = min(n, len(args))
+    if 1 not in shape and 0 not in shape:
+        for i in range(n):
+            a = args[i]
+            if type(a) is np.ndarray and (a.strides != own or a.shape != shape) and a.ndim and not (
+                    a.flags.c_contiguous and out.flags.c_contiguous):
+                break
+        else:
+            return out
+    return relayout(out, iterator_strides(shape, [a for a in args[:n] if a is not None]))
+
+
+# ---------------------------------------------------------------------- gradients of leaves
+
+def _grad_strides(var):
+    """PyTorch's gradient layout contract: a leaf's ``.grad`` has the leaf's strides when the leaf is
+    non-overlapping and dense, else contiguous strides."""
+    strides = [st // var.itemsize for st in var.strides]
+    if _is_non_overlapping_and_dense(var.shape, strides):
+        return tuple(strides)
+    return _contiguous_strides(var.shape)
+
+
+def obeys_grad_layout(grad, var):
+    """Whether array ``grad`` may become leaf ``var``'s ``.grad`` as it is (strides of size-1 dims aside)."""
+    if grad.flags.c_contiguous and var.flags.c_contiguous:
+        return True   # the usual case, quickly
+    want = _grad_strides(var)
+    return all(g // grad.itemsize == w or n <= 1 for g, w, n in zip(grad.strides, want, var.shape))
+
+
+def copy_like_leaf(grad, var):
+    """A copy of ``grad`` laid out by the gradient layout contract for leaf ``var``."""
+    new = _empty_strided(var.shape, _grad_strides(var), grad.dtype)
+    np.copyto(new, grad)
+    return new
