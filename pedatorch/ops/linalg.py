@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from .._dtype import opmath_np, is_inexact_np, int64 as _int64
+from .._dtype import opmath_np
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import write_out, register, _type_word, shape_str, result_np_dtype, cast, broadcast_shapes_or_raise
@@ -672,81 +672,6 @@ def _label(ch):
     return _LETTERS.index(ch)
 
 
-class Einsum(ArrayFunction):
-    """out = einsum(subscripts, *operands);   d operand_k = einsum(grad, other operands -> subscripts of k)
-
-    ``spec`` = (subscripts of each operand, subscripts of the output): tuples of
-    integer labels (numpy's "sublist" form of an equation).
-    """
-    node_name = "EinsumBackward0"
-
-    @staticmethod
-    def forward(ctx, spec, *arrays):
-        subs, out_sub = spec
-        ctx.spec = spec
-        ctx.save_for_backward(*arrays)
-        args = []
-        for a, s in zip(arrays, subs):
-            args += [a, list(s)]
-        r = _product(np.einsum, *args, list(out_sub), optimize=len(arrays) > 1)
-        return np.asarray(r, dtype=arrays[0].dtype)
-
-    @staticmethod
-    def backward(ctx, grad):
-        subs, out_sub = ctx.spec
-        ops = ctx.saved_tensors
-        grads = [None]
-        for k, (op, sub) in enumerate(zip(ops, subs)):
-            if not ctx.needs_input_grad[k + 1]:
-                grads.append(None)
-                continue
-            grads.append(_einsum_operand_grad(grad, out_sub, ops, subs, k))
-        return tuple(grads)
-
-
-def _einsum_operand_grad(grad, out_sub, ops, subs, k):
-    """d out / d operand k, contracted with grad: one more einsum (see Einsum)."""
-    from .creation import eye
-    sub = list(subs[k])
-    shape = ops[k].shape
-    size = dict(zip(sub, shape))
-    fresh = max([max(s, default=-1) for s in subs] + [max(out_sub, default=-1)]) + 1
-    terms, term_subs = [grad], [tuple(out_sub)]
-    for j, (o, s) in enumerate(zip(ops, subs)):
-        if j != k:
-            terms.append(_conj(o))
-            term_subs.append(tuple(s))
-    # a label repeated in operand k (a diagonal): the later copies get new labels tied by an identity matrix
-    target, seen = [], set()
-    for lab in sub:
-        if lab in seen:
-            terms.append(eye(size[lab], dtype=grad.dtype))
-            term_subs.append((lab, fresh))
-            target.append(fresh)
-            fresh += 1
-        else:
-            seen.add(lab)
-            target.append(lab)
-    have = set(lab for s in term_subs for lab in s)
-    present = tuple(lab for lab in target if lab in have)
-    g = _einsum_apply(tuple(term_subs), present, terms)
-    if len(present) == len(target):
-        return g
-    # labels only operand k had (summed out in the forward): the gradient is constant along them
-    view_shape = [shape[i] if lab in have else 1 for i, lab in enumerate(target)]
-    return g.reshape(view_shape).expand(*shape)
-
-
-def _einsum_apply(subs, out_sub, tensors):
-    """Compact the labels into numpy's range [0, 52) and run the Einsum op."""
-    used = sorted(set(lab for s in subs for lab in s) | set(out_sub))
-    if len(used) > 52:
-        raise RuntimeError("einsum(): too many distinct subscripts (numpy's einsum takes at most 52)")
-    m = {lab: i for i, lab in enumerate(used)}
-    spec = (tuple(tuple(m[lab] for lab in s) for s in subs), tuple(m[lab] for lab in out_sub))
-    return Einsum.apply(spec, *tensors)
-
-
 def _parse_operand_subscripts(term, k, eq_offset, ndim):
     """One operand's subscripts: a list of labels, with None where '...' stands."""
     labels, i, ell = [], 0, False
@@ -851,9 +776,18 @@ def einsum(*args):
 
 
 def _einsum(ops, subs, out):
-    """Resolve '...', check sizes, drop size-1 broadcast dims, then run the Einsum op."""
-    ell_ndim = 0
-    full_subs = []
+    """PyTorch's einsum, step by step with Tensor ops, so that the result (a view where PyTorch's is one),
+    its strides and its grad_fn are PyTorch's, and backward comes from the ops used:
+
+    1. number the dims: the output's labels first (in output order), then the labels summed out;
+    2. line each operand up on those dims: a diagonal for a repeated label, ``unsqueeze`` for a missing
+       one, then ``permute``;
+    3. contract the operands pairwise, left to right (``_sumproduct_pair``: a ``bmm``), summing a dim
+       out as soon as no later operand has it;
+    4. drop the summed dims (one operand: ``sum``; more: a ``view``, they are size 1 by then).
+    """
+    ell_num_dim = 0
+    count = [0] * 52   # how often each label occurs in the inputs
     for k, (t, s) in enumerate(zip(ops, subs)):
         nd = t._data.ndim
         n_labels = sum(1 for x in s if x is not None)
@@ -861,90 +795,147 @@ def _einsum(ops, subs, out):
             if n_labels > nd:
                 raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n_labels}) is more than "
                                    f"the number of dimensions ({nd}) for operand {k}")
-            ell_ndim = max(ell_ndim, nd - n_labels)
+            ell_num_dim = max(ell_num_dim, nd - n_labels)
         elif n_labels != nd:
             raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n_labels}) does not match the "
                                f"number of dimensions ({nd}) for operand {k} and no ellipsis was given")
-    # ellipsis dims get labels 52, 53, ...; aligned from the right like broadcasting
-    ell_labels = list(range(52, 52 + ell_ndim))
-    for k, (t, s) in enumerate(zip(ops, subs)):
-        nd = t._data.ndim
-        n_labels = sum(1 for x in s if x is not None)
-        e = nd - n_labels
-        fs = []
         for x in s:
-            fs.extend(ell_labels[ell_ndim - e:] if x is None else [x])
-        full_subs.append(fs)
-    # sizes: equal, or 1 (broadcasts)
-    size = {}
-    for k, (t, fs) in enumerate(zip(ops, full_subs)):
-        own = {}
-        for lab, n in zip(fs, t._data.shape):
-            if lab in own and own[lab] != n:
-                raise RuntimeError(f"einsum(): subscript {_LETTERS[lab]} is repeated for operand {k} but the sizes "
-                                   f"don't match, {n} != {own[lab]}")
-            own[lab] = n
-        for d, (lab, n) in enumerate(zip(fs, t._data.shape)):
-            prev = size.get(lab)
-            if prev is None or prev == 1:
-                size[lab] = n
-            elif n != 1 and n != prev:
-                if lab >= 52:
-                    raise RuntimeError(f"einsum(): dimension {d} covered by ellipsis in operand {k}has size {n} which "
-                                       f"does not broadcast with previously seen ellipsis with size {prev} for the "
-                                       f"respective dimension")
-                raise RuntimeError(f"einsum(): subscript {_LETTERS[lab]} has size {n} for operand {k} which does not "
-                                   f"broadcast with previously seen size {prev}")
-    # the output subscripts
-    if out is None:   # implicit: '...' first, then the labels seen exactly once, in alphabetical order
-        counts = {}
-        for s in subs:
-            for x in s:
-                if x is not None:
-                    counts[x] = counts.get(x, 0) + 1
-        out_sub = ell_labels + sorted(lab for lab, c in counts.items() if c == 1)
+            if x is not None:
+                count[x] += 1
+    # 1. the position of each label's dim (and of the ellipsis dims)
+    where = [-1] * 52
+    if out is None:   # implicit output: '...' first, then the labels seen exactly once, in label order
+        n_dims, ell_index, ell_out = ell_num_dim, 0, True
+        for lab in range(52):
+            if count[lab] == 1:
+                where[lab], n_dims = n_dims, n_dims + 1
     else:
-        out_sub, seen = [], set()
+        n_dims, ell_index, ell_out = 0, 0, False
         for x in out:
             if x is None:
-                out_sub.extend(ell_labels)
+                ell_index, n_dims, ell_out = n_dims, n_dims + ell_num_dim, True
                 continue
-            if x in seen:
+            if where[x] != -1:
                 raise RuntimeError(f"einsum(): output subscript {_LETTERS[x]} appears more than once in the output")
-            if x not in size:
+            if count[x] == 0:
                 raise RuntimeError(f"einsum(): output subscript {_LETTERS[x]} does not appear in the equation for any "
                                    f"input operand")
-            seen.add(x)
-            out_sub.append(x)
-    # PyTorch first sums out each label that only one operand carries (and the output does not), with sum(),
-    # which turns a bool or integer operand into int64
-    def summed_alone(k):
-        return any(lab not in out_sub and not any(lab in fs for j, fs in enumerate(full_subs) if j != k)
-                   for lab in full_subs[k] if lab is not None)
-    ops = tuple(t if is_inexact_np(t._data.dtype) or not summed_alone(k) else t.to(_int64)
-                for k, t in enumerate(ops))
-    # dtypes: a contraction between operands of different dtypes fails as in PyTorch's bmm
-    dts = [t._data.dtype for t in ops]
-    if any(d != dts[0] for d in dts):
-        shared = [lab for lab in size if lab not in out_sub and sum(lab in fs for fs in full_subs) > 1]
-        if shared:
-            _no_bool("bmm", ops[0]._data)
-            bad = next(d for d in dts if d != dts[0])
-            raise RuntimeError(f"expected scalar type {_type_word(dts[0])} but found {_type_word(bad)}")
-        dt = result_np_dtype(*ops)
-        from .._dtype import from_numpy_dtype
-        ops = tuple(t if t._data.dtype == dt else t.to(from_numpy_dtype(dt)) for t in ops)
-    # size-1 dims that broadcast against a bigger size: squeeze them away (the value is constant there)
-    squeezed_ops, squeezed_subs = [], []
-    for t, fs in zip(ops, full_subs):
-        drop = [i for i, lab in enumerate(fs) if t._data.shape[i] == 1 and size[lab] != 1]
-        if drop:
-            keep = [i for i in range(len(fs)) if i not in drop]
-            t = t.reshape([t._data.shape[i] for i in keep])
-            fs = [fs[i] for i in keep]
-        squeezed_ops.append(t)
-        squeezed_subs.append(tuple(fs))
-    return _einsum_apply(tuple(squeezed_subs), tuple(out_sub), squeezed_ops)
+            where[x], n_dims = n_dims, n_dims + 1
+    out_size = n_dims
+    if not ell_out:   # ellipsis dims not in the output are summed out, before the labels
+        ell_index, n_dims = n_dims, n_dims + ell_num_dim
+    for lab in range(52):
+        if count[lab] and where[lab] == -1:
+            where[lab], n_dims = n_dims, n_dims + 1
+    # 2. each operand lined up on those dims; count the operands each dim is more than 1 wide in
+    label_size, ell_size, dim_count = [1] * 52, [1] * ell_num_dim, [0] * n_dims
+    lined_up = []
+    for k, (op, s) in enumerate(zip(ops, subs)):
+        perm, dim = [-1] * n_dims, 0
+        for lab in s:
+            if lab is None:
+                for j in range(ell_num_dim - (ops[k]._data.ndim - (len(s) - 1)), ell_num_dim):
+                    n = op.shape[dim]
+                    if n != 1:
+                        if ell_size[j] not in (1, n):
+                            raise RuntimeError(f"einsum(): dimension {dim} covered by ellipsis in operand {k}has size "
+                                               f"{n} which does not broadcast with previously seen ellipsis with size "
+                                               f"{ell_size[j]} for the respective dimension")
+                        ell_size[j] = n
+                        dim_count[ell_index + j] += 1
+                    perm[ell_index + j], dim = dim, dim + 1
+            elif perm[where[lab]] == -1:
+                n = op.shape[dim]
+                if n != 1:
+                    if label_size[lab] not in (1, n):
+                        raise RuntimeError(f"einsum(): subscript {_LETTERS[lab]} has size {n} for operand {k} which "
+                                           f"does not broadcast with previously seen size {label_size[lab]}")
+                    label_size[lab] = n
+                    dim_count[where[lab]] += 1
+                perm[where[lab]], dim = dim, dim + 1
+            else:   # a repeated label: its diagonal, in the place of the first one
+                prev = perm[where[lab]]
+                if op.shape[dim] != op.shape[prev]:
+                    raise RuntimeError(f"einsum(): subscript {_LETTERS[lab]} is repeated for operand {k} but the sizes "
+                                       f"don't match, {op.shape[dim]} != {op.shape[prev]}")
+                op = op.diagonal(0, prev, dim).movedim(-1, prev)
+        for i in range(n_dims):
+            if perm[i] == -1:
+                op = op.unsqueeze(dim)
+                perm[i], dim = dim, dim + 1
+        lined_up.append(op.permute(perm))
+    # 3. contract pairwise, left to right
+    while len(lined_up) > 1:
+        a, b = lined_up.pop(0), lined_up.pop(0)
+        sum_dims, a_only, b_only = [], [], []
+        for d in range(out_size, n_dims):
+            if a.shape[d] != 1 and b.shape[d] != 1:
+                dim_count[d] -= 1
+                if dim_count[d] == 1:   # no later operand has it: sum it in this product
+                    sum_dims.append(d)
+                    dim_count[d] = 0
+            elif dim_count[d] == 1:     # only one of the two has it: sum it out first
+                if a.shape[d] != 1:
+                    a_only.append(d)
+                    dim_count[d] = 0
+                elif b.shape[d] != 1:
+                    b_only.append(d)
+                    dim_count[d] = 0
+        if a_only:
+            a = a.sum(a_only, True)
+        if b_only:
+            b = b.sum(b_only, True)
+        lined_up.insert(0, _sumproduct_pair(a, b, sum_dims))
+    # 4. drop the summed dims
+    result = lined_up[0]
+    if n_dims > out_size:
+        if len(ops) > 1:
+            return result.view(result.shape[:out_size])
+        return result.sum(list(range(out_size, n_dims)))
+    return result
+
+
+def _sumproduct_pair(left, right, sum_dims):
+    """sum over ``sum_dims`` of left * right (same number of dims, broadcasting), keeping the summed dims
+    as size 1: the dims are sorted into both (lro), left only (lo), right only (ro) and summed, each
+    side permuted and reshaped into one batched matrix product, and the product viewed back."""
+    if not sum_dims:
+        return left * right
+    lro, lo, ro = [], [], []
+    lro_size = lo_size = ro_size = sum_size = 1
+    for i in range(left.dim()):
+        sl, sr = left.shape[i] != 1, right.shape[i] != 1
+        if i in sum_dims:
+            if sl and sr:
+                if left.shape[i] != right.shape[i]:
+                    raise RuntimeError("non-broadcast dimensions must match")
+                sum_size *= left.shape[i]
+            elif sl:
+                left = left.sum(i, True)
+            elif sr:
+                right = right.sum(i, True)
+        elif sl and sr:
+            if left.shape[i] != right.shape[i]:
+                raise RuntimeError("non-broadcast dimensions must match")
+            lro.append(i)
+            lro_size *= left.shape[i]
+        elif sl:
+            lo.append(i)
+            lo_size *= left.shape[i]
+        else:
+            ro.append(i)
+            ro_size *= right.shape[i]
+    if lo and ro and ro[-1] < lo[0]:   # the right operand's dims all come first: swapped, bmm writes them so
+        left, right, lo, ro, lo_size, ro_size = right, left, ro, lo, ro_size, lo_size
+    out_shape = ([left.shape[d] for d in lro] + [left.shape[d] for d in lo] + [1] * len(sum_dims) +
+                 [right.shape[d] for d in ro])
+    order = lro + lo + list(sum_dims) + ro
+    back = [0] * len(order)
+    for i, d in enumerate(order):
+        back[d] = i
+    left = left.permute(order).reshape(lro_size, lo_size, sum_size)
+    right = right.permute(lro + list(sum_dims) + ro + lo).reshape(lro_size, sum_size, ro_size)
+    return bmm(left, right).view(out_shape).permute(back)
 
 
 # ====================================================================== tensordot, inner, chains

@@ -7,13 +7,6 @@ Generated from the first campaign (python -m tests.fuzz) and grouped by likely c
 the full report with repros: `make fuzz` writes fuzz-out/summary.md and one repro each.
 """
 KNOWN = {
-    # B. einsum returns a new tensor where PyTorch's einsum (permute/bmm/view path) returns a view, so later
-    # in-place writes give other grad_fns. To do: follow ATen's einsum steps.
-    'transpose|stride|*': 'an einsum output is a permuted view in PyTorch (its strides follow the bmm)',
-    'clamp_|grad_fn|*': "an einsum output is a view in PyTorch (AsStridedBackward0 after the write)",
-    'exp_|grad_fn|*': "an einsum output is a view in PyTorch (MulBackward0 vs EinsumBackward0)",
-    'sub_|grad_fn|*': "an einsum output is a view in PyTorch (AsStridedBackward0 after the write)",
-    'zero_|grad_fn|*': "an einsum output is a view in PyTorch (AsStridedBackward0 after the write)",
     # C. PyTorch saves more for backward, so its version check fires where pedatorch's does not
     'abs_|grad_no_error|*': 'nextafter saves self and other in PyTorch',
     'setitem|grad_no_error|*': 'cummin saves self in PyTorch',
