@@ -1,10 +1,10 @@
-"""Devices as objects, and the array module (numpy or cupy) behind each.
+"""Devices as objects, and which device holds an array.
 
-A tensor's device is read off its array: a numpy array lives on ``cpu``; a
-cupy array on ``cuda:<its device id>``.  cupy is imported only when a cuda
-device is asked for, so ``import pedatorch`` needs numpy alone.
+A tensor's device is read off its array: a numpy array lives on ``cpu``; a cupy array on
+``cuda:<its device id>`` (see ``pedatorch.backend``: cupy is imported only when a cuda device is
+asked for, so ``import pedatorch`` needs numpy alone).
 """
-import numpy as np
+from .backend import CPU_BACKEND, backend_of, cuda_backend
 
 __all__ = ["device"]
 
@@ -68,61 +68,26 @@ def as_device(d):
     return device(d)
 
 
-# ---------------------------------------------------------------- cuda availability
-
-_cupy = None
-_cupy_error = None
-
-
-def cupy_module():
-    """Import cupy on first use; raise PyTorch's error when there is no usable GPU."""
-    global _cupy, _cupy_error
-    if _cupy is not None:
-        return _cupy
-    if _cupy_error is None:
-        try:
-            import cupy
-            if cupy.cuda.runtime.getDeviceCount() < 1:
-                raise RuntimeError("no CUDA device")
-            _cupy = cupy
-            return cupy
-        except Exception as e:  # ImportError, CUDARuntimeError, ...
-            _cupy_error = e
-    raise AssertionError("Torch not compiled with CUDA enabled") from None
-
-
-def cuda_is_available():
-    try:
-        cupy_module()
-        return True
-    except AssertionError:
-        return False
-
-
-def array_module(arr):
-    """numpy for a numpy array, cupy for a cupy array: one code path for both devices."""
-    return np if type(arr) is np.ndarray or isinstance(arr, (np.ndarray, np.generic)) else _cupy
-
+# ---------------------------------------------------------------- which device holds an array
 
 def device_of(arr):
-    if isinstance(arr, np.ndarray):
-        return CPU
-    return device("cuda", arr.device.id)
+    """The device of an array of any backend (``cpu`` for numpy arrays)."""
+    b = backend_of(arr)
+    return CPU if b is CPU_BACKEND else device(b.device_type, b.device_index(arr))
 
 
 def to_device_array(arr, dev):
-    """Copy ``arr`` onto device ``dev`` (no copy when it is already there)."""
+    """``arr`` on device ``dev`` (the same array when it is already there)."""
+    src = backend_of(arr)
     if dev.type == "cpu":
-        if isinstance(arr, np.ndarray):
-            return arr
-        return arr.get()
+        return src.to_host(arr)
     if dev.type == "cuda":
-        cp = cupy_module()
+        b = cuda_backend()
         idx = 0 if dev.index is None else dev.index
-        if idx >= cp.cuda.runtime.getDeviceCount():
-            raise RuntimeError(f"CUDA error: invalid device ordinal")
-        with cp.cuda.Device(idx):
-            if isinstance(arr, cp.ndarray) and arr.device.id == idx:
-                return arr
-            return cp.asarray(arr)
-    raise RuntimeError(f"unsupported device {dev}")
+        if idx >= b.device_count():
+            raise RuntimeError("CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously "
+                               "reported at some other API call, so the stacktrace below might be incorrect.")
+        if src is b:
+            return b.to_device(arr, idx)
+        return b.from_host(src.to_host(arr), idx)
+    raise RuntimeError(f"pedatorch has no arrays on device type {dev.type}")

@@ -156,6 +156,35 @@ def suggested_format(x):
     return "channels_last" if x.ndim == 4 else "channels_last_3d"
 
 
+def _conv1d_format(x, make_contiguous):
+    """The memory format ATen's 1-d convolution gives its result through ``x`` (input or weight): it makes
+    the input ``contiguous()`` (a no-op when only size-1 dims are off: they keep their strides), views
+    both as 2-d by ``unsqueeze(2)`` (stride: size * stride of the dim after) and runs a 2-d convolution,
+    whose format these views suggest (an ambiguous size-1 layout may read as channels-last)."""
+    strides = [st // x.itemsize for st in x.strides]
+    if make_contiguous and not is_in_format(x.shape, strides, "contiguous_format"):
+        strides = list(_contiguous_strides(x.shape))
+    shape = list(x.shape)
+    strides.insert(2, shape[2] * strides[2])
+    shape.insert(2, 1)
+    return suggested_format(np.lib.stride_tricks.as_strided(x, shape, [st * x.itemsize for st in strides]))
+
+
+def conv_result(out, x, w):
+    """A convolution's new result laid out as PyTorch lays it out: channels-last when the input suggests it,
+    else when the weight does. A 1-d one runs in ATen as a 2-d one (see ``_conv1d_format``) whose result is
+    squeezed back: the format is applied to the 2-d view of the result."""
+    if out.ndim != 3:
+        fmt = suggested_format(x)
+        return in_format(out, fmt if fmt != "contiguous_format" else suggested_format(w))
+    fmt = _conv1d_format(x, True)
+    if fmt == "contiguous_format":
+        fmt = _conv1d_format(w, False)
+    if fmt == "contiguous_format":
+        return in_format(out, fmt)
+    return in_format(out[:, :, None, :], fmt)[:, :, 0, :]
+
+
 def in_format(out, memory_format):
     """A new result ``out`` laid out in ``memory_format`` (no copy when it already is)."""
     if memory_format == "contiguous_format" and out.flags.c_contiguous and 1 not in out.shape:

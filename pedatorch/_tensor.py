@@ -23,6 +23,7 @@ from . import _dtype as D
 from ._device import CPU, as_device, device_of, to_device_array
 from ._dtype import is_float_np
 from ._layout import is_in_format
+from .backend import CPU_ARRAY, address, storage_root, device_namespace, to_host
 
 __all__ = ["Tensor", "Size"]
 
@@ -85,22 +86,6 @@ channels_last = _MemoryFormat("channels_last")
 channels_last_3d = _MemoryFormat("channels_last_3d")
 
 
-def _storage_root(arr):
-    """The array that owns ``arr``'s memory (numpy collapses view chains to the owner)."""
-    base = arr.base
-    while base is not None and hasattr(base, "__array_interface__") and not isinstance(base, bytes):
-        if getattr(base, "base", None) is None or not hasattr(base.base, "__array_interface__"):
-            return base
-        base = base.base
-    return arr if base is None else arr
-
-
-def _address(arr):
-    if isinstance(arr, np.ndarray):
-        return arr.__array_interface__["data"][0]
-    return arr.data.ptr  # cupy
-
-
 class UntypedStorage:
     """The flat memory block behind a tensor and all its views."""
 
@@ -108,14 +93,10 @@ class UntypedStorage:
         self._owner = owner
 
     def data_ptr(self):
-        o = self._owner
-        if isinstance(o, np.ndarray) or hasattr(o, "__array_interface__"):
-            return o.__array_interface__["data"][0]
-        return _address(o)
+        return address(self._owner)
 
     def nbytes(self):
-        o = self._owner
-        return o.nbytes if hasattr(o, "nbytes") else np.asarray(o).nbytes
+        return self._owner.nbytes
 
     def size(self):
         return self.nbytes()
@@ -124,10 +105,10 @@ class UntypedStorage:
 
     @property
     def device(self):
-        return device_of(self._owner) if hasattr(self._owner, "dtype") else CPU
+        return device_of(self._owner)
 
     def __repr__(self):
-        data = np.asarray(self._owner).reshape(-1).view(np.uint8) if hasattr(self._owner, "dtype") else []
+        data = to_host(self._owner).reshape(-1).view(np.uint8)
         body = "\n".join(f" {int(b)}" for b in data[:20])
         more = "\n ..." if len(data) > 20 else ""
         return f"{body}{more}\n[torch.storage.UntypedStorage(device={self.device}) of size {self.nbytes()}]"
@@ -183,14 +164,15 @@ class Tensor:
             if isinstance(src, Tensor):
                 arr = src._data
             elif isinstance(src, Size):
-                arr = np.zeros(tuple(src), dtype=d.np)
+                arr = device_namespace(as_device(device)).zeros(tuple(src), dtype=d.np)
             else:
-                arr = np.array(_plain_values(src), dtype=d.np)
+                arr = device_namespace(as_device(device)).asarray(_plain_values(src), dtype=d.np)
         else:
             if not all(isinstance(a, numbers.Integral) for a in args):
                 raise TypeError(f"new(): argument 'size' must be tuple of ints, but found element of "
                                 f"type {type(args[0]).__name__}")
-            arr = np.zeros(tuple(int(a) for a in args) if args else (0,), dtype=d.np)
+            arr = device_namespace(as_device(device)).zeros(tuple(int(a) for a in args) if args else (0,),
+                                                             dtype=d.np)
         t = _new(cls)
         t._init_from(arr)
         if device is not None:
@@ -394,15 +376,15 @@ class Tensor:
 
     @property
     def device(self):
-        return CPU if type(self._data) is np.ndarray else device_of(self._data)
+        return CPU if type(self._data) is CPU_ARRAY else device_of(self._data)
 
     @property
     def is_cuda(self):
-        return type(self._data) is not np.ndarray
+        return type(self._data) is not CPU_ARRAY
 
     @property
     def is_cpu(self):
-        return type(self._data) is np.ndarray
+        return type(self._data) is CPU_ARRAY
 
     is_meta = False
     is_xpu = is_mps = is_mkldnn = is_vulkan = is_ipu = is_xla = is_mtia = is_maia = False
@@ -465,13 +447,13 @@ class Tensor:
         return strides[self._wrap_dim(dim)]
 
     def storage_offset(self):
-        return (_address(self._data) - self.untyped_storage().data_ptr()) // self._data.itemsize
+        return (address(self._data) - self.untyped_storage().data_ptr()) // self._data.itemsize
 
     def data_ptr(self):
-        return _address(self._data)
+        return address(self._data)
 
     def untyped_storage(self):
-        return UntypedStorage(_storage_root(self._data))
+        return UntypedStorage(storage_root(self._data))
 
     def storage(self):
         return self.untyped_storage()
@@ -529,7 +511,7 @@ class Tensor:
         bool result into uint8 first, and keeps a 0-dim result a tensor)."""
         if array.dtype == np.bool_:
             array = array.astype(np.uint8)
-        return Tensor._make(np.asarray(array))
+        return Tensor._make(array)
 
     def tolist(self):
         arr = self._data if self.is_cpu else self._data.get()
@@ -728,8 +710,8 @@ class Tensor:
         return new
 
     def __reduce_ex__(self, protocol):
-        arr = self._data if self.is_cpu else self._data.get()
-        return (_rebuild_tensor, (type(self), np.ascontiguousarray(arr).reshape(arr.shape), self._requires_grad,
+        arr = to_host(self._data)
+        return (_rebuild_tensor, (type(self), arr.copy(order="C"), self._requires_grad,
                                   str(self.device)))
 
     def __setstate__(self, state):  # pragma: no cover - pickles made by _rebuild_tensor need none

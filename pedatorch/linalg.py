@@ -932,22 +932,8 @@ class LinalgVectorNorm(ArrayFunction):
         x_in = x
         if np_dtype is not None and x.dtype != np_dtype:
             x = x.astype(np_dtype)
-        a = np.abs(x)
-        out_dtype = a.dtype
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if ord == 2:
-                r = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
-            elif ord == math.inf:
-                r = np.max(a, axis=dims, keepdims=keepdim)
-            elif ord == -math.inf:
-                r = np.min(a, axis=dims, keepdims=keepdim)
-            elif ord == 0:
-                r = np.sum(a != 0, axis=dims, keepdims=keepdim)
-            elif ord == 1:
-                r = np.sum(a, axis=dims, keepdims=keepdim)
-            else:
-                r = np.power(np.sum(np.power(a, ord), axis=dims, keepdims=keepdim), 1.0 / ord)
-        r = np.asarray(r, dtype=out_dtype)
+        from .ops.reduction import _vector_norm_kernel  # float16/bfloat16 add up in float32, as PyTorch
+        r = _vector_norm_kernel(x, ord, dims, keepdim)
         ctx.save_for_backward(x_in, r)
         return r
 

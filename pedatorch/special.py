@@ -403,7 +403,9 @@ class XLog1py(ArrayFunction):
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
         need = ctx.needs_input_grad
-        gx = grad * XLog1py.apply((x != 0).to(grad.dtype), y) if need[0] else None
+        # PyTorch's xlog1py(grad, y), masked where x == 0 and y <= -1: a zero grad gives 0 even where
+        # log1p(y) is NaN or -inf
+        gx = XLog1py.apply(grad, y).masked_fill((x == 0) & (y <= -1), 0) if need[0] else None
         gy = grad * x / (y + 1) if len(need) > 1 and need[1] else None
         return gx, gy
 

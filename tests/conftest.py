@@ -7,6 +7,24 @@ import numpy as np
 import pytest
 
 import pedatorch as pt
+from pedatorch.backend import to_host, standin, cuda_available
+
+
+@pytest.fixture(params=["cpu", "cuda"])
+def device(request):
+    """Each device test runs on the CPU and on CUDA: a real GPU where cupy finds one (``make gpu-check``),
+    else the stand-in backend (numpy inside, cupy's manners outside), so that the CUDA path runs in CI."""
+    if request.param == "cpu":
+        yield "cpu"
+        return
+    real = cuda_available()
+    if not real:
+        standin.enable()
+    try:
+        yield "cuda"
+    finally:
+        if not real:
+            standin.disable()
 
 
 @pytest.fixture
@@ -19,7 +37,7 @@ def to_np(t):
     if hasattr(t, "detach"):
         t = t.detach()
     if hasattr(t, "_data"):
-        return np.array(t._data)
+        return np.array(to_host(t._data))
     if hasattr(t, "numpy"):
         return t.cpu().numpy().copy()
     return np.asarray(t)

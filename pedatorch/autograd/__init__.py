@@ -12,7 +12,7 @@ from .graph import Node, AccumulateGrad
 from . import graph, function  # noqa: F401
 from .engine import run_backward
 from .._tensor import Tensor
-from .._device import array_module
+from ..backend import namespace
 from .gradcheck import gradcheck, gradgradcheck
 import numpy as _np
 
@@ -50,7 +50,7 @@ def _as_tuple(x):
 def _seed(out):
     """The implicit gradient of a scalar output: a one of its dtype, on its device."""
     data = out._data
-    xp = _np if type(data) is _np.ndarray else array_module(data)
+    xp = namespace(data)
     return Tensor._make(xp.ones(data.shape, data.dtype))
 
 

@@ -25,6 +25,7 @@ from .grad_mode import _state
 from .graph import AccumulateGrad
 from .function import _edge_to
 from .._tensor import Tensor
+from ..backend import namespace
 
 __all__ = ["run_backward"]
 
@@ -309,7 +310,7 @@ def _run_node(node, grads, keep_graph, create_graph, captured, nonleaf_targets, 
                 result = tuple(new)
     if _state.anomaly and _state.anomaly_check_nan:
         for i, r in enumerate(result):
-            if isinstance(r, Tensor) and r._data.dtype.kind in "fcV" and np.isnan(np.asarray(r._data)).any():
+            if isinstance(r, Tensor) and r._data.dtype.kind in "fcV" and bool(namespace(r._data).isnan(r._data).any()):
                 if node._anomaly_trace:
                     warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that "
                                   f"caused the error:\n{node._anomaly_trace}", UserWarning)

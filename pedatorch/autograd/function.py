@@ -27,9 +27,9 @@ import traceback
 import numpy as _np
 
 from .grad_mode import _state, no_grad
-from .graph import Node, AccumulateGrad, _seq, saved_input, saved_output, saved_const, SAVED_INPUT
+from .graph import Node, AccumulateGrad, _seq, saved_input, saved_output, saved_const, SAVED_INPUT, SAVED_OUTPUT
 from .. import _tensor
-from .._layout import iterator_result
+from .._layout import iterator_result, in_format, relayout, format_strides
 from .._tensor import Tensor
 
 _tensor._grad_state = _state  # views record the grad mode they were made in (Tensor._become_view_of)
@@ -168,6 +168,9 @@ class ArrayFunction(Function):
 
     _array_forward = True
     _elementwise = 0   # an elementwise op: how many leading arguments are its operands (see _layout)
+    # "contiguous_format" or "preserve_format" (of the first argument): how ATen allocates the result of an
+    # op that is no TensorIterator op (None: numpy's layout, or TensorIterator's for an elementwise op)
+    _result_format = None
 
     @classmethod
     def apply(cls, *args):
@@ -185,14 +188,19 @@ class ArrayFunction(Function):
             if record:
                 ctx = _new_node(cls, args)
                 out = cls.forward(ctx, *arrays)
-                if type(out) is _np.ndarray and out.ndim > 1 and cls._elementwise and cls._plain:
+                if type(out) is _np.ndarray and out.ndim > 1 and (cls._elementwise or cls._result_format) and cls._plain:
                     out = _elementwise_layout(cls, arrays, out, ctx)
                 return _wrap_recorded(cls, ctx, args, out)
             out = cls.forward(_NO_CTX, *arrays)
-            if type(out) is _np.ndarray and out.ndim > 1 and cls._elementwise and cls._plain:
+            if type(out) is _np.ndarray and out.ndim > 1 and (cls._elementwise or cls._result_format) and cls._plain:
                 out = _elementwise_layout(cls, arrays, out, None)
         except ValueError as e:  # numpy's words -> PyTorch's RuntimeError
             raise _numpy_error(e, arrays) from None
+        except TypeError:        # cupy refuses host arrays: tensors on two devices (checked only now, for speed)
+            moved = _same_device_args(args)
+            if moved is None:
+                raise
+            return cls.apply(*moved)
         if cls._plain and type(out) is _np.ndarray:
             t = _make(out)
             if _state.inference:
@@ -203,8 +211,15 @@ class ArrayFunction(Function):
 
 def _elementwise_layout(cls, arrays, out, ctx):
     """An elementwise result gets PyTorch's layout, not numpy's (they differ when the inputs' layouts
-    do); when that takes a new array, what forward saved as its output is the new array too."""
-    new = iterator_result(out, arrays, cls._elementwise)
+    do), or the fixed format of ops that allocate their result so; when that takes a new array, what forward
+    saved as its output is the new array too."""
+    if cls._result_format == "contiguous_format":
+        new = in_format(out, "contiguous_format")
+    elif cls._result_format == "preserve_format":   # ATen: empty_like(self), then the kernel writes into it
+        x = arrays[0]
+        new = relayout(out, format_strides(x.shape, [st // x.itemsize for st in x.strides], "preserve_format"))
+    else:
+        new = iterator_result(out, arrays, cls._elementwise)
     if new is not out and ctx is not None and "_to_save" in ctx.__dict__:
         ctx._to_save = tuple(new if s is out else s for s in ctx._to_save)
     return new
@@ -226,6 +241,24 @@ def _new_node(cls, args):
         _check_inplace(args[cls._inplace_of], ctx)  # before anything is read (PyTorch's check_inplace)
     _link_inputs(ctx, args)
     return ctx
+
+
+def _same_device_args(args):
+    """After an op failed on arrays of two devices: PyTorch's RuntimeError, naming them; or, when the only
+    CPU tensors are 0-dim (PyTorch lets those join a CUDA op, as numbers), the args with those moved over.
+    None when all tensors were on one device (the TypeError was something else)."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    devices = [t.device for t in tensors]
+    if len(set(devices)) < 2:
+        return None
+    gpu = next(d for d in devices if d.type != "cpu")
+    if all(t.dim() == 0 for t, d in zip(tensors, devices) if d.type == "cpu") and len(
+            set(d for d in devices if d.type != "cpu")) == 1:
+        return [a.to(gpu) if isinstance(a, Tensor) and a.device != gpu else a for a in args]
+    first = devices[0]
+    other = next(d for d in devices if d != first)
+    raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                       f"{first} and {other}!")
 
 
 def _numpy_error(e, arrays):
@@ -295,7 +328,8 @@ def _write_inplace(t, arr):
     if not dst.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")
-    if arr.dtype != dst.dtype and not _np.can_cast(arr.dtype, dst.dtype, "same_kind"):
+    from ..ops._util import can_cast_np
+    if arr.dtype != dst.dtype and not can_cast_np(arr.dtype, dst.dtype):
         from ..ops._util import _type_word
         raise RuntimeError(f"result type {_type_word(arr.dtype)} can't be cast to the desired output type "
                            f"{_type_word(dst.dtype)}")
@@ -360,6 +394,11 @@ def _wrap_inplace(cls, ctx, args, outs, multi, raw):
     if t._base is not None:
         from ..ops.shape import rebase_view_history
         rebase_view_history(t)
+        if ctx._saved:   # its saved result now continues from the view's new history (see graph.SAVED_OUTPUT)
+            import weakref
+            ref = weakref.ref(t._grad_fn)
+            ctx._saved = tuple(item + (ref, t._output_nr) if item is not None and item[0] == SAVED_OUTPUT and
+                               item[4] == 0 else item for item in ctx._saved)
     return tuple(results) if multi else t
 
 

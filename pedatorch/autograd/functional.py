@@ -11,6 +11,7 @@ Signatures, return structures (a tuple where the inputs/outputs were a tuple)
 and the ``strict``/``create_graph`` behaviour follow ``torch.autograd.functional``.
 """
 from .._tensor import Tensor
+from ..backend import namespace
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -227,8 +228,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 
 def _one_hot(out, j):
     """grad_output selecting element j of ``out`` (the row of the Jacobian for that element)."""
-    import numpy as np
-    seed = np.zeros(out._data.shape, dtype=out._data.dtype)
+    seed = namespace(out._data).zeros(out._data.shape, dtype=out._data.dtype)
     seed.reshape(-1)[j] = 1
     return Tensor._make(seed)
 
@@ -293,8 +293,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 def _stack_rows(rows, out, inp, stack, zeros_like):
     shape = tuple(out.shape) + tuple(inp.shape)
     if not rows:   # an output with no elements
-        import numpy as np
-        return Tensor._make(np.zeros(shape, dtype=inp._data.dtype))
+        return Tensor._make(namespace(inp._data).zeros(shape, dtype=inp._data.dtype))
     return stack(rows, dim=0).view(shape)
 
 

@@ -8,6 +8,7 @@ element at a time, with ``autograd.grad`` and a one-hot ``grad_output``.
 import numpy as np
 
 from .._tensor import Tensor
+from ..backend import namespace, to_host
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -37,9 +38,9 @@ def _numerical_jacobian(func, inputs, diff_idx, eps):
             # grad mode stays as it is: the function may itself call autograd (gradgradcheck)
             orig = flat[k].copy()
             flat[k] = orig + eps
-            plus = [np.array(o._data, copy=True) for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+            plus = [to_host(o._data).copy() for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
             flat[k] = orig - eps
-            minus = [np.array(o._data, copy=True) for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+            minus = [to_host(o._data).copy() for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
             flat[k] = orig
             for j, (p, m) in enumerate(zip(plus, minus)):
                 cols[j][k] = ((p - m) / (2 * eps)).reshape(-1)
@@ -58,12 +59,12 @@ def _analytical_jacobian(func, inputs, diff_idx):
         if not out._requires_grad:
             continue
         for k in range(out._data.size):
-            seed = np.zeros(out._data.shape, dtype=out._data.dtype)
+            seed = namespace(out._data).zeros(out._data.shape, dtype=out._data.dtype)
             seed.reshape(-1)[k] = 1
             gs = grad(out, diff_inputs, Tensor._make(seed), retain_graph=True, allow_unused=True)
             for i, g in enumerate(gs):
                 if g is not None:
-                    jac[i][j][:, k] = np.asarray(g._data, dtype=np.float64).reshape(-1)
+                    jac[i][j][:, k] = to_host(g._data).astype(np.float64).reshape(-1)
     return jac
 
 

@@ -26,6 +26,10 @@ _seq = itertools.count()
 #   (SAVED_OUTPUT, array, counter, version, nr)      an output of this node: re-wrapped at unpack with
 #                                                    grad_fn = this node (holding the Tensor itself
 #                                                    would make a reference cycle)
+#   (SAVED_OUTPUT, ..., nr, weakref(fn), fn_nr)      the output of an in-place op on a view: re-wrapped with
+#                                                    the view's history after the write (fn: its grad_fn
+#                                                    then), as PyTorch's SavedVariable does (weakly held:
+#                                                    fn leads back to this node)
 #   (SAVED_CONST, value)                             a number, or an array/tensor used as a constant
 SAVED_INPUT, SAVED_OUTPUT, SAVED_CONST = 0, 1, 2
 
@@ -133,11 +137,16 @@ class Node:
                 self._version_error(t._data, _describe_producer(t), c.value, s[2])
             return t
         if kind == SAVED_OUTPUT:
-            _, data, counter, version, nr = s
+            data, counter, version, nr = s[1:5]
             if counter.value != version:
                 self._version_error(data, f"output {nr} of {_op_name(self)}", counter.value, version)
             from .._tensor import Tensor
-            return Tensor._make(data, self, nr, counter)
+            node = self
+            if len(s) > 5:   # the output of an in-place op on a view: it continues from the view's new history
+                view_fn = s[5]()
+                if view_fn is not None:
+                    node, nr = view_fn, s[6]
+            return Tensor._make(data, node, nr, counter)
         return s[1]
 
     def _version_error(self, data, what, now, expected):
@@ -184,11 +193,15 @@ class Node:
 
 def _type_name(arr):
     from .._dtype import from_numpy_dtype
+    # PyTorch's toString(): the legacy tensor type names where one exists, else "CPU<ScalarType>Type"
     names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-             "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-             "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
-             "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}
-    return "torch." + names.get(from_numpy_dtype(arr.dtype).name, "Tensor")
+             "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+             "uint8": "ByteTensor", "bool": "BoolTensor"}
+    others = {"bfloat16": "BFloat16", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+    name = from_numpy_dtype(arr.dtype).name
+    if name in others:
+        return "CPU" + others[name] + "Type"
+    return "torch." + names.get(name, "Tensor")
 
 
 def _op_name(node):

@@ -231,12 +231,34 @@ def write_out(out, result):
     if out._data.shape != r.shape:
         out._data = np.empty(r.shape, dtype=out._data.dtype) if isinstance(r, np.ndarray) else r.astype(
             out._data.dtype)
-    if not np.can_cast(r.dtype, out._data.dtype, "same_kind"):
+    if not can_cast_np(r.dtype, out._data.dtype):
         raise RuntimeError(f"result type {_type_word(r.dtype)} can't be cast to the desired output type "
                            f"{_type_word(out._data.dtype)}")
     out._data[...] = r
     out._bump_version()
     return out
+
+
+def needed(ctx, i, x):
+    """``x`` to save for backward if input ``i`` will get a gradient, else None.  PyTorch saves a tensor
+    only for the formulas that will run (``mm`` saves ``mat2`` only when ``self`` needs a gradient), so
+    modifying an unneeded one in place afterwards is no error."""
+    n = ctx.needs_input_grad
+    return x if i < len(n) and n[i] else None
+
+
+def can_cast_np(src, dst):
+    """PyTorch's ``canCast`` for writing a result into an existing tensor (in-place ops, ``out=``): only
+    float -> integer/bool, complex -> real and non-bool -> bool are refused; integer -> any integer is
+    allowed (``uint8_t.add_(int32_t)`` wraps), where numpy's "same_kind" refuses signed -> unsigned."""
+    src, dst = np.dtype(src), np.dtype(dst)
+    if src == dst:
+        return True
+    if src.kind == "c" and dst.kind != "c":
+        return False
+    if is_inexact_np(src) and not is_inexact_np(dst):
+        return False
+    return not (src.kind != "b" and dst.kind == "b")
 
 
 def _type_word(npdt):

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._device import as_device, to_device_array, CPU
+from ..backend import cuda_backend
 from .._layout import relayout, format_strides
 from .._tensor import Tensor, Size, preserve_format, contiguous_format
 from ._util import write_out, register, cast, checked_int, require_tensor
@@ -214,8 +215,7 @@ def from_dlpack(ext_tensor):
     if dev_type == 1:  # kDLCPU
         arr = np.from_dlpack(ext_tensor)
         return Tensor._make(arr)
-    from .._device import cupy_module
-    return Tensor._make(cupy_module().from_dlpack(ext_tensor))
+    return Tensor._make(cuda_backend().xp.from_dlpack(ext_tensor))
 
 
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):

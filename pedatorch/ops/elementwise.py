@@ -18,7 +18,8 @@ from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
 from .creation import zero_grad
 from ._util import (promote, to_float, write_out, register, is_number, _type_word, checked_int, result_np_dtype,
-                    promote_to_float, require_tensor, check_kernel_dtype, check_binary_kernel, cast, wrap_int)
+                    promote_to_float, require_tensor, check_kernel_dtype, check_binary_kernel, cast, wrap_int,
+                    needed, broadcast_shapes_or_raise)
 from .._dtype import is_float_np, is_inexact_np, is_reduced_np, to_opmath
 
 __all__ = []  # filled by _export
@@ -221,7 +222,7 @@ def _rounded_div(a, b, mode):
     kind = np.result_type(a, b).kind
     if mode == "trunc":
         if kind in "iu":
-            _check_int_zero(b)
+            _check_int_zero(b, a)
             q = np.floor_divide(a, b)
             r = np.remainder(a, b)
             return q + ((r != 0) & (q < 0)).astype(q.dtype)
@@ -229,15 +230,17 @@ def _rounded_div(a, b, mode):
             return np.trunc(np.true_divide(a, b))
     if mode == "floor":
         if kind in "iu":
-            _check_int_zero(b)
+            _check_int_zero(b, a)
             return np.floor_divide(a, b)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.floor_divide(a, b)
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
 
 
-def _check_int_zero(b):
-    if np.any(np.asarray(b) == 0):
+def _check_int_zero(b, a):
+    """Integer division by zero is PyTorch's error, raised only when some element is actually divided
+    (an empty result, ``empty_int_tensor // 0``, divides nothing)."""
+    if np.any(np.asarray(b) == 0) and np.broadcast(np.asarray(a), np.asarray(b)).size:
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -322,7 +325,7 @@ class PowTensor(ArrayFunction):
 class RPow(ArrayFunction):
     """out = s ** b (s a number);   db = grad * out * log(s)"""
     node_name = "PowBackward2"
-    _elementwise = 2
+    _result_format = "contiguous_format"   # pow(Scalar, Tensor) is no TensorIterator op in ATen: its meta function allocates contiguous
 
     @staticmethod
     def forward(ctx, b, s):
@@ -350,10 +353,10 @@ class Remainder(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(needed(ctx, 1, a), needed(ctx, 1, b))  # (only b's gradient reads them)
         a, b = promote(a, b)
         if np.result_type(a, b).kind in "iu":
-            _check_int_zero(b)
+            _check_int_zero(b, a)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.remainder(a, b)
 
@@ -381,7 +384,7 @@ class RemainderScalarFirst(ArrayFunction):
     def forward(ctx, b, s):
         s2, b2 = promote(s, b)
         if b2.dtype.kind in "iu":
-            _check_int_zero(b2)
+            _check_int_zero(b2, s2)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.remainder(s2, b2)
 
@@ -398,10 +401,10 @@ class Fmod(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(needed(ctx, 1, a), needed(ctx, 1, b))  # (only b's gradient reads them)
         a, b = promote(a, b)
         if np.result_type(a, b).kind in "iu":
-            _check_int_zero(b)
+            _check_int_zero(b, a)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.fmod(a, b)
 
@@ -577,7 +580,8 @@ class XLogY(ArrayFunction):
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
         need = ctx.needs_input_grad
-        gx = where((x == 0) & (y <= 0), 0.0, grad * y.log()) if need[0] else None
+        # PyTorch's xlogy(grad, y), not grad * log(y): a zero grad gives 0 even where log(y) is NaN or -inf
+        gx = XLogY.apply(grad, y).masked_fill((x == 0) & (y <= 0), 0) if need[0] else None
         gy = grad * x / y if len(need) > 1 and need[1] else None
         return gx, gy
 
@@ -856,7 +860,9 @@ class Logit(ArrayFunction):
         ctx.save_for_backward(x)
         ctx.eps = eps
         xf = to_float(x)
-        w = to_opmath(xf)
+        # computed in x's own dtype, rounded after each step also for float16/bfloat16 (PyTorch's kernel
+        # has no float32 "opmath" here: x / (1 - x) and the log are each rounded, eps too)
+        w = xf
         if eps is not None:
             lo = w.dtype.type(eps)
             w = np.minimum(np.maximum(w, lo), 1 - lo)  # (NaN stays NaN)
@@ -957,7 +963,8 @@ class ReluGrad(ArrayFunction):
     @staticmethod
     def backward(ctx, g):
         out, = ctx.saved_tensors
-        return ReluGrad.apply(g, out), None
+        # PyTorch's zeros_like(grad) for out, not None: a zero gradient that still flows on (0 * NaN upstream is NaN)
+        return ReluGrad.apply(g, out), (zero_grad(g) if ctx.needs_input_grad[1] else None)
 
 
 class Round(ArrayFunction):
@@ -967,6 +974,9 @@ class Round(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, decimals=0):
+        if decimals and is_reduced_np(x.dtype):
+            # PyTorch scales by 10**decimals in float32 (opmath): 1.1484375 * 10 must not round to 11.5
+            return np.round(to_opmath(x), decimals).astype(x.dtype)
         return np.round(x, decimals)
 
     @staticmethod
@@ -1139,7 +1149,9 @@ class AddCMul(ArrayFunction):
     def backward(ctx, grad):
         t1, t2 = ctx.saved_tensors
         v = ctx.value
-        return grad, grad * t2 * v, grad * t1 * v, None
+        # PyTorch's order, grad * (t2 * value): t2 * value is computed in t2's dtype first (an integer
+        # t2 wraps around: uint8 7 * -2 is 242) and rounded there (float16/bfloat16)
+        return grad, grad * (t2 * v), grad * (t1 * v), None
 
 
 class AddCDiv(ArrayFunction):
@@ -1171,8 +1183,11 @@ class AddCDiv(ArrayFunction):
             # quotient cannot be cast to: its backward fails for an integer t2 (so does this one)
             raise RuntimeError(f"result type {_type_word(D.get_default_dtype().np)} can't be cast to the desired "
                                f"output type {_type_word(t2._data.dtype)}")
-        g1 = grad * v / t2 if need[1] else None
-        g2 = -grad * v * ctx._unpack(saved[0]) / (t2 * t2) if need[2] else None
+        # PyTorch's formulas and order: value * t1 is computed in t1's dtype first (an integer t1 wraps
+        # around); value / t2 is ATen's C++ Scalar / Tensor, a tensor filled with value (rounded to t2's
+        # dtype) divided by t2, not Python's reciprocal(t2) * value
+        g1 = grad * div(Tensor._make(np.full(t2.shape, v, t2._data.dtype)), t2) if need[1] else None
+        g2 = -grad * (v * ctx._unpack(saved[0]) / (t2 * t2)) if need[2] else None
         return grad, g1, g2, None
 
 
@@ -1186,11 +1201,15 @@ class Sgn(ArrayFunction):
         if x.dtype.kind == "c":
             a = np.abs(x)
             with np.errstate(invalid="ignore", divide="ignore"):
-                return np.where(a == 0, 0, x / a).astype(x.dtype)
-        return _sign_kernel(x)
+                out = np.where(a == 0, 0, x / a).astype(x.dtype)
+        else:
+            out = _sign_kernel(x)
+        ctx.save_for_backward(x, out)   # as PyTorch's sgn_backward(self, grad, result): in-place writes are checked
+        return out
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading them checks their versions, as PyTorch's unpacking does)
         return zero_grad(grad)
 
 
@@ -1202,6 +1221,14 @@ class NanToNum(ArrayFunction):
     @staticmethod
     def forward(ctx, x, nan=0.0, posinf=None, neginf=None):
         ctx.save_for_backward(x)
+        if x.dtype.name == "bfloat16":
+            # numpy's nan_to_num passes dtypes it does not know as floats through unchanged: go via float32,
+            # with bfloat16's own limits as the defaults for ±inf
+            from ._util import _float_max
+            big = _float_max(x.dtype)
+            r = np.nan_to_num(x.astype(np.float32), nan=nan, posinf=big if posinf is None else posinf,
+                              neginf=-big if neginf is None else neginf)
+            return r.astype(x.dtype)
         return np.nan_to_num(x, copy=True, nan=nan, posinf=posinf, neginf=neginf)
 
     @staticmethod
@@ -1285,11 +1312,14 @@ LogicalXor = _nondiff("LogicalXor", np.logical_xor)
 LogicalNot = _nondiff("LogicalNot", np.logical_not)
 
 
-def _bitwise(ufunc, name):
+def _bitwise(ufunc, name, bools=True):
+    """``bools``: whether PyTorch's kernel takes bool (the shifts do not: ``True >> False`` is refused)."""
     def kernel(a, b):
         a, b = promote(a, b)
         dt = np.result_type(a, b)
-        if is_float_np(dt):  # PyTorch's dispatch error: no kernel for this dtype
+        if is_float_np(dt) or (not bools and dt == np.bool_):  # PyTorch's dispatch error: no kernel for this dtype
+            if hasattr(a, "shape") and hasattr(b, "shape"):
+                broadcast_shapes_or_raise(a.shape, b.shape)  # (a broadcast error is reported first)
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_type_word(dt)}\'')
         return ufunc(a, b)
     return kernel
@@ -1298,8 +1328,8 @@ def _bitwise(ufunc, name):
 BitwiseAnd = _nondiff("BitwiseAnd", _bitwise(np.bitwise_and, "bitwise_and"))
 BitwiseOr = _nondiff("BitwiseOr", _bitwise(np.bitwise_or, "bitwise_or"))
 BitwiseXor = _nondiff("BitwiseXor", _bitwise(np.bitwise_xor, "bitwise_xor"))
-LeftShift = _nondiff("LeftShift", _bitwise(np.left_shift, "lshift"))
-RightShift = _nondiff("RightShift", _bitwise(np.right_shift, "rshift"))
+LeftShift = _nondiff("LeftShift", _bitwise(np.left_shift, "lshift", bools=False))
+RightShift = _nondiff("RightShift", _bitwise(np.right_shift, "rshift", bools=False))
 
 
 def _bitwise_not_kernel(x):
@@ -1468,6 +1498,17 @@ def float_power(input, exponent, *, out=None):
     x = input.double() if isinstance(input, Tensor) else input
     e = exponent.double() if isinstance(exponent, Tensor) else exponent
     return pow(x, e, out=out)
+
+
+def _float_power_(self, exponent):
+    """pow_ in double precision: self must already be double (or complex double), as in PyTorch, which
+    records it as pow_ (PowBackward0/1 on self), not as a copy_ of a new result."""
+    e_complex = exponent._data.dtype.kind == "c" if isinstance(exponent, Tensor) else isinstance(exponent, complex)
+    want = np.dtype(np.complex128 if self._data.dtype.kind == "c" or e_complex else np.float64)
+    if self._data.dtype != want:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_type_word(self._data.dtype)} but the "
+                           f"operation's result requires dtype {_type_word(want)}")
+    return pow_(self, exponent.to(self.dtype) if isinstance(exponent, Tensor) else exponent)
 
 
 def remainder(input, other, *, out=None):
@@ -1810,6 +1851,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if isinstance(other, Tensor) and input._data.dtype != other._data.dtype:
         raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
     o = other._data if isinstance(other, Tensor) else other
+    if isinstance(other, Tensor):
+        broadcast_shapes_or_raise(input._data.shape, o.shape)  # (PyTorch's words, not numpy's ValueError)
     return Tensor._make(np.isclose(input._data, o, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
@@ -1842,8 +1885,10 @@ def _unrecorded_inplace(self, *others):
             if type(o._data) is not np.ndarray or o._data.dtype != dst.dtype:
                 return None
             arrays.append(o._data)
-        elif type(o) is float and is_float_np(dst.dtype) or type(o) is int and dst.dtype.kind in "fiu":
+        elif type(o) is float and is_float_np(dst.dtype) or type(o) is int and dst.dtype.kind == "f":
             arrays.append(o)
+        elif type(o) is int and dst.dtype.kind in "iu":
+            arrays.append(wrap_int(o, dst.dtype))  # uint8 += -2 wraps as PyTorch does; numpy would raise
         else:
             return None
     return arrays
@@ -1865,11 +1910,18 @@ def _write_unrecorded(self, fn, *others):
     return True
 
 
+def _times_alpha(o, alpha, d):
+    """``o * alpha`` for an unrecorded update of ``d``: a product of two Python ints wraps into d's
+    integer dtype (modular arithmetic, as PyTorch's kernel), where numpy would raise OverflowError."""
+    p = o * alpha
+    return wrap_int(p, d.dtype) if type(p) is int and d.dtype.kind in "iu" else p
+
+
 def add_(self, other, *, alpha=1):
     if _alpha_given(alpha):
         alpha = _check_alpha(alpha, self, other)
     if alpha != 1:
-        if _write_unrecorded(self, lambda d, o: np.add(d, o * alpha, out=d), other):
+        if _write_unrecorded(self, lambda d, o: np.add(d, _times_alpha(o, alpha, d), out=d), other):
             return self
         return _ip(Add).apply(self, other, alpha)
     if _write_unrecorded(self, lambda d, o: np.add(d, o, out=d), other):
@@ -1881,7 +1933,7 @@ def sub_(self, other, *, alpha=1):
     if _alpha_given(alpha):
         alpha = _check_sub_alpha(alpha, self, other)
     if alpha != 1:
-        if _write_unrecorded(self, lambda d, o: np.subtract(d, o * alpha, out=d), other):
+        if _write_unrecorded(self, lambda d, o: np.subtract(d, _times_alpha(o, alpha, d), out=d), other):
             return self
         return _ip(Sub).apply(self, other, alpha)
     if self._data.dtype != np.bool_ and _write_unrecorded(self, lambda d, o: np.subtract(d, o, out=d), other):
@@ -2046,6 +2098,8 @@ _methods = {
     "__ior__": lambda self, o: self.copy_(bitwise_or(self, o)),
     "__ixor__": lambda self, o: self.copy_(bitwise_xor(self, o)),
     "__lshift__": bitwise_left_shift, "__rshift__": bitwise_right_shift,
+    "__ilshift__": lambda self, o: self.copy_(bitwise_left_shift(self, o)),  # (x <<= n writes into x)
+    "__irshift__": lambda self, o: self.copy_(bitwise_right_shift(self, o)),
 }
 for _name, _cls in _UNARY.items():
     _methods[_name] = _g[_name]
@@ -2066,7 +2120,7 @@ def _copy_inplace(fn):
 _methods.update({
     "arctan2_": _simple_inplace(Atan2), "hypot_": _simple_inplace(Hypot), "xlogy_": _simple_inplace(XLogY),
     "logit_": lambda self, eps=None: _ip(Logit).apply(self, eps),
-    "sgn_": lambda self: _ip(Sgn).apply(self), "float_power_": lambda self, e: self.copy_(float_power(self, e)),
+    "sgn_": lambda self: _ip(Sgn).apply(self), "float_power_": _float_power_,
     "floor_divide_": lambda self, o: _ip(FloorDivide).apply(self, o),
     "greater_": _copy_inplace(gt), "greater_equal_": _copy_inplace(ge), "less_": _copy_inplace(lt),
     "less_equal_": _copy_inplace(le), "not_equal_": _copy_inplace(ne),

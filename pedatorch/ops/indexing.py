@@ -36,7 +36,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, register, write_out, shape_str, _type_word, broadcast_shapes_or_raise, checked_int
-from .._layout import _iterator_layout
+from .._layout import _iterator_layout, copy_in_format, in_format, relayout, format_strides
 from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed, _view_strides
 from .._dtype import is_float_np
 
@@ -216,11 +216,11 @@ def _apply_slicing(self, key):
     return result, adv
 
 
-def _advanced_key(t, adv):
+def _advanced_key(t, adv, bounds=True):
     """The numpy key for the advanced entries: an int64 array per indexed dim, ``:`` elsewhere.
 
     Masks become their nonzero coordinates; the arrays are checked to broadcast and
-    to be in bounds (PyTorch's messages).
+    to be in bounds (PyTorch's messages; ``bounds=False``: the caller checks those later).
     """
     shape = t._data.shape
     positions, arrays = [], []
@@ -246,15 +246,33 @@ def _advanced_key(t, adv):
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(shape_str(a.shape) for a in arrays)) from None
-    for i, (p, a) in enumerate(zip(positions, arrays)):
+    key = [slice(None)] * (max(positions) + 1 if positions else 0)
+    for p, a in zip(positions, arrays):
+        key[p] = a
+    if bounds:
+        _check_key_bounds(shape, key)
+    return tuple(key)
+
+
+def _check_key_bounds(shape, key):
+    """PyTorch's error for an index array entry outside its dim."""
+    arrays = [(p, a) for p, a in enumerate(key) if not isinstance(a, slice)]
+    for i, (p, a) in enumerate(arrays):
         size = shape[p]
         bad = (a < -size) | (a >= size)
         if bad.any():
             raise IndexError(f"index {int(a[bad].reshape(-1)[0])} is out of bounds for dimension {i} with size {size}")
-    key = [slice(None)] * (max(positions) + 1 if positions else 0)
-    for p, a in zip(positions, arrays):
-        key[p] = a
-    return tuple(key)
+
+
+def _indexed_shape(shape, key):
+    """The shape of ``x[key]`` for an advanced key, worked out without reading x (so before the bounds
+    check): the broadcast index shape replaces the indexed dims where they are adjacent, else goes first."""
+    positions = [p for p, a in enumerate(key) if not isinstance(a, slice)]
+    bshape = np.broadcast_shapes(*(key[p].shape for p in positions))
+    rest = [s for d, s in enumerate(shape) if d not in positions]
+    if positions == list(range(positions[0], positions[-1] + 1)):
+        return tuple(shape[:positions[0]]) + bshape + tuple(shape[positions[-1] + 1:])
+    return bshape + tuple(rest)
 
 
 # ====================================================================== the advanced-indexing ops
@@ -338,7 +356,7 @@ class IndexPut(ArrayFunction):
     @staticmethod
     def forward(ctx, x, values, key, accumulate):
         ctx.key, ctx.accumulate = key, accumulate
-        out = np.array(x, copy=True)
+        out = copy_in_format(x, "preserve_format")  # ATen: self.clone() + index_put_
         if accumulate:
             np.add.at(out, key, values)
         else:
@@ -358,12 +376,18 @@ class IndexPut(ArrayFunction):
 IndexPut_ = _inplace(IndexPut)
 
 
-def _index_put(target, key, values, accumulate, inplace):
+def _index_put(target, key, values, accumulate, inplace, adv=None):
+    """``adv``: the (dim, array) entries the key was made from, when the caller has them."""
+    if (not accumulate and adv is not None and len(adv) == 1 and adv[0][1].dtype == np.bool_
+            and values._data.size == 1 and values._data.dtype != target._data.dtype):
+        # one mask and one value: PyTorch's index_put_ becomes masked_fill_(mask, value.item()), which
+        # converts the value to the target's dtype (any other index_put_ refuses a dtype mismatch)
+        values = values.to(target.dtype)
     if values._data.dtype != target._data.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_type_word(target._data.dtype)} for the destination and "
                            f"{_type_word(values._data.dtype)} for the source.")
-    result_shape = np.broadcast_to(np.empty((), np.int8), target._data.shape)[key].shape
+    result_shape = _indexed_shape(target._data.shape, key)
     try:
         ok = np.broadcast_shapes(values._data.shape, result_shape) == result_shape
     except ValueError:
@@ -371,6 +395,7 @@ def _index_put(target, key, values, accumulate, inplace):
     if not ok:
         raise RuntimeError(f"shape mismatch: value tensor of shape {shape_str(values._data.shape)} cannot be "
                            f"broadcast to indexing result of shape {shape_str(result_shape)}")
+    _check_key_bounds(target._data.shape, key)  # (after the shape: PyTorch's kernel finds a bad index last)
     return (IndexPut_ if inplace else IndexPut).apply(target, values, key, bool(accumulate))
 
 
@@ -449,7 +474,7 @@ def _setitem(self, key, value):
         k += 1
     if k:
         value = value.view(s[k:])
-    _index_put(sliced, _advanced_key(sliced, adv), value, False, inplace=True)
+    _index_put(sliced, _advanced_key(sliced, adv, bounds=False), value, False, inplace=True, adv=adv)
 
 
 def _index_put_key(input, indices, argnum):
@@ -464,7 +489,7 @@ def _index_put_key(input, indices, argnum):
         dim += arr.ndim if arr.dtype == np.bool_ else 1
     if dim > input._data.ndim:
         raise IndexError(f"too many indices for tensor of dimension {input._data.ndim} (got {dim})")
-    return _advanced_key(input, adv)
+    return _advanced_key(input, adv, bounds=False), adv  # (_index_put checks the bounds)
 
 
 def _check_values(values, name="index_put"):
@@ -474,22 +499,26 @@ def _check_values(values, name="index_put"):
 
 def index_put(input, indices, values, accumulate=False):
     _check_values(values)
-    return _index_put(input, _index_put_key(input, indices, 1), values, accumulate, inplace=False)
+    key, adv = _index_put_key(input, indices, 1)
+    return _index_put(input, key, values, accumulate, inplace=False, adv=adv)
 
 
 def index_put_(input, indices, values, accumulate=False):
     _check_values(values, "index_put_")
-    return _index_put(input, _index_put_key(input, indices, 1), values, accumulate, inplace=True)
+    key, adv = _index_put_key(input, indices, 1)
+    return _index_put(input, key, values, accumulate, inplace=True, adv=adv)
 
 
 def _index_put_method(self, indices, values, accumulate=False):
     _check_values(values)
-    return _index_put(self, _index_put_key(self, indices, 0), values, accumulate, inplace=False)
+    key, adv = _index_put_key(self, indices, 0)
+    return _index_put(self, key, values, accumulate, inplace=False, adv=adv)
 
 
 def _index_put__method(self, indices, values, accumulate=False):
     _check_values(values, "index_put_")
-    return _index_put(self, _index_put_key(self, indices, 0), values, accumulate, inplace=True)
+    key, adv = _index_put_key(self, indices, 0)
+    return _index_put(self, key, values, accumulate, inplace=True, adv=adv)
 
 
 # ====================================================================== index_select / index_add / copy / fill
@@ -550,7 +579,8 @@ class IndexAdd(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim, index, source, alpha):
         ctx.dim, ctx.index, ctx.alpha = dim, index, alpha
-        out = np.array(x, copy=True)
+        ctx.save_for_backward(source)   # PyTorch saves source (its gradient is expanded as it)
+        out = copy_in_format(x, "contiguous_format")  # ATen's structured kernel allocates it contiguous
         if out.size == 0:
             return out  # nothing to add to (the indices were not checked either, as in PyTorch)
         o = _nd(out)
@@ -562,6 +592,7 @@ class IndexAdd(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading it checks its version, as PyTorch's unpacking does)
         gs = None
         if ctx.needs_input_grad[3]:
             gs = index_select(grad, ctx.dim, _const(ctx.index))
@@ -624,7 +655,8 @@ class IndexCopy(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim, index, source):
         ctx.dim, ctx.index = dim, index
-        out = np.array(x, copy=True)
+        ctx.save_for_backward(source)   # PyTorch saves source (its gradient is expanded as it)
+        out = copy_in_format(x, "contiguous_format")  # ATen's structured kernel allocates it contiguous
         o = _nd(out)
         src = source if source.ndim == o.ndim else source.reshape((1,) * o.ndim)
         o[(slice(None),) * dim + (index.reshape(-1),)] = src
@@ -632,6 +664,7 @@ class IndexCopy(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading it checks its version, as PyTorch's unpacking does)
         idx = _const(ctx.index)
         gx = index_fill(grad, ctx.dim, idx, 0) if ctx.needs_input_grad[0] else None
         gs = index_select(grad, ctx.dim, idx) if ctx.needs_input_grad[3] else None
@@ -686,7 +719,7 @@ class IndexFill(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim, index, value):
         ctx.dim, ctx.index = dim, index
-        out = np.array(x, copy=True)
+        out = copy_in_format(x, "preserve_format")  # ATen: self.clone() + index_fill_
         with np.errstate(invalid="ignore", over="ignore"):
             _nd(out)[(slice(None),) * dim + (index.reshape(-1),)] = np.asarray(value).astype(out.dtype)
         return out
@@ -826,7 +859,7 @@ class Scatter(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim, index, src, reduce=None):
         ctx.dim, ctx.index = dim, index
-        out = np.array(x, copy=True)
+        out = copy_in_format(x, "contiguous_format")  # ATen's structured kernel allocates it contiguous
         if index.size == 0:
             return out
         o, idx = _nd(out), _nd(index)
@@ -912,7 +945,7 @@ class ScatterAdd(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim, index, src):
         ctx.dim, ctx.index = dim, index
-        out = np.array(x, copy=True)
+        out = copy_in_format(x, "contiguous_format")  # ATen's structured kernel allocates it contiguous
         if index.size:
             idx = _nd(index)
             np.add.at(_nd(out), _along(idx.shape, dim, idx), _leading(_nd(src), idx.shape))
@@ -948,7 +981,7 @@ _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
 def _scatter_reduce_kernel(x, dim, index, src, reduce, include_self):
-    out = np.array(x, copy=True)
+    out = copy_in_format(x, "contiguous_format")  # ATen's structured kernel allocates it contiguous
     if index.size == 0:
         return out
     o, idx = _nd(out), _nd(index)
@@ -1078,7 +1111,7 @@ class MaskedFill(ArrayFunction):
         ctx.mask = mask
         with np.errstate(invalid="ignore", over="ignore"):
             v = np.asarray(value).astype(x.dtype)
-        return np.where(mask, v, x)
+        return in_format(np.where(mask, v, x), "contiguous_format")  # ATen: a contiguous clone + masked_fill_
 
     @staticmethod
     def backward(ctx, grad):
@@ -1158,7 +1191,7 @@ class MaskedScatter(ArrayFunction):
         m = np.broadcast_to(mask, shape)
         n = int(m.sum())
         ctx.mask, ctx.n, ctx.src_shape = m, n, source.shape
-        out = np.array(np.broadcast_to(x, shape), copy=True)
+        out = copy_in_format(np.broadcast_to(x, shape), "contiguous_format")  # ATen: a contiguous clone + masked_scatter_
         out[m] = source.reshape(-1)[:n]
         return out
 
@@ -1206,12 +1239,14 @@ class Take(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, index):
-        ctx.shape, ctx.index = x.shape, index
+        ctx.index = index
+        ctx.save_for_backward(x)   # PyTorch saves self (take_backward reads it): in-place writes are checked
         return x.reshape(-1)[index]
 
     @staticmethod
     def backward(ctx, grad):
-        return Put.apply(_zeros(ctx.shape, grad._data.dtype), ctx.index, grad, True), None
+        x, = ctx.saved_tensors
+        return Put.apply(_zeros(x.shape, grad._data.dtype), ctx.index, grad, True), None
 
 
 def _flat_bounds(idx, n):
@@ -1236,23 +1271,26 @@ class Put(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, index, source, accumulate):
-        ctx.index, ctx.accumulate, ctx.src_shape = index, accumulate, source.shape
-        out = np.array(x, copy=True)
+        ctx.index, ctx.accumulate = index, accumulate
+        ctx.save_for_backward(source)   # PyTorch saves source (its gradient is reshaped as it)
+        out = np.array(x, order="C")    # the flat indices count in C order: a C copy is its own flat view
         flat = out.reshape(-1)
         if accumulate:
             np.add.at(flat, index.reshape(-1), source.reshape(-1))
         else:
             flat[index.reshape(-1)] = source.reshape(-1)
-        return out
+        # ATen: self.clone() (preserve_format) + put_
+        return relayout(out, format_strides(x.shape, [st // x.itemsize for st in x.strides], "preserve_format"))
 
     @staticmethod
     def backward(ctx, grad):
+        source, = ctx.saved_tensors
         gx = gs = None
         if ctx.needs_input_grad[0]:
-            gx = grad if ctx.accumulate else Put.apply(grad, ctx.index, np.zeros(ctx.src_shape, grad._data.dtype),
+            gx = grad if ctx.accumulate else Put.apply(grad, ctx.index, np.zeros(source.shape, grad._data.dtype),
                                                        False)
         if ctx.needs_input_grad[2]:
-            gs = Take.apply(grad, ctx.index).reshape(ctx.src_shape)
+            gs = Take.apply(grad, ctx.index).reshape(source.shape)
         return gx, None, gs, None
 
 

@@ -30,7 +30,8 @@ import numpy as np
 from .._dtype import opmath_np
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
-from ._util import write_out, register, _type_word, shape_str, result_np_dtype, cast, broadcast_shapes_or_raise
+from ._util import (write_out, register, _type_word, shape_str, result_np_dtype, cast, broadcast_shapes_or_raise,
+                    needed)
 from .shape import UnsafeView, reshape
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addbmm",
@@ -50,9 +51,18 @@ def _cname(np_dtype):
     return _C_NAMES.get(np.dtype(np_dtype).name, str(np_dtype))
 
 
-def _no_bool(kernel_name, x):
-    if x.dtype == np.bool_:
+def _no_bool(kernel_name, x, out_size=1, k=1):
+    """PyTorch's product kernels have no bool version, but they return before choosing one when there is
+    nothing to multiply: an empty result, or an empty inner dimension ``k`` (zeros, or ``beta * input``)."""
+    if x.dtype == np.bool_ and out_size and k:
         raise NotImplementedError(f"\"{kernel_name}\" not implemented for 'Bool'")
+
+
+def _bool_beta(x, beta, out_size, k):
+    """bool operands with an empty inner dimension: PyTorch's result is then ``input.mul_(beta)`` (zeros
+    for beta=0), and a bool tensor times an int beta is a Long it cannot write back."""
+    if x.dtype == np.bool_ and out_size and not k and beta != 0 and not isinstance(beta, (bool, np.bool_)):
+        raise RuntimeError("result type Long can't be cast to the desired output type Bool")
 
 
 def _expand_check(shape, target, what="tensor"):
@@ -123,7 +133,7 @@ class Mm(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(needed(ctx, 1, a), needed(ctx, 0, b))  # (each is read for the other's gradient)
         return _product(np.matmul, a, b)
 
     @staticmethod
@@ -150,7 +160,7 @@ class Mv(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, x):
-        ctx.save_for_backward(a, x)
+        ctx.save_for_backward(needed(ctx, 1, a), needed(ctx, 0, x))
         return _product(np.matmul, a, x)
 
     @staticmethod
@@ -166,7 +176,7 @@ class Dot(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(needed(ctx, 1, a), needed(ctx, 0, b))
         return np.asarray(_product(np.dot, a, b))
 
     @staticmethod
@@ -361,7 +371,7 @@ def mm(input, mat2, *, out=None):
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(a.dtype)} != "
                            f"{_cname(b.dtype)}")
-    _no_bool("addmm_impl_cpu_", a)
+    _no_bool("addmm_impl_cpu_", a, a.shape[0] * b.shape[1], a.shape[1])
     r = Mm.apply(input, mat2)
     return r if out is None else _write_out("mm", out, r)
 
@@ -402,7 +412,7 @@ def mv(input, vec, *, out=None):
     if a.dtype != v.dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_type_word(v.dtype)}, "
                            f"{_type_word(a.dtype)}, and {_type_word(v.dtype)}")
-    _no_bool("addmv_impl_cpu", a)
+    _no_bool("addmv_impl_cpu", a, a.shape[0], a.shape[1])
     r = Mv.apply(input, vec)
     return r if out is None else _write_out("mv", out, r)
 
@@ -551,11 +561,13 @@ def _check_addmm(x, a, b):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
     _expand_check(x.shape, (a.shape[0], b.shape[1]))
-    _no_bool("addmm_impl_cpu_", a)
+    _no_bool("addmm_impl_cpu_", a, a.shape[0] * b.shape[1], a.shape[1])
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
-    _check_addmm(input._data, mat1._data, mat2._data)
+    a, b = mat1._data, mat2._data
+    _check_addmm(input._data, a, b)
+    _bool_beta(a, beta, a.shape[0] * b.shape[1], a.shape[1])
     r = Addmm.apply(input, mat1, mat2, beta, alpha)
     return r if out is None else _write_out("addmm", out, r)
 
@@ -569,7 +581,7 @@ def _check_addmv(x, a, v):
     if not (x.dtype == a.dtype == v.dtype):
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_type_word(x.dtype)}, "
                            f"{_type_word(a.dtype)}, and {_type_word(v.dtype)}")
-    _no_bool("addmv_impl_cpu", a)
+    _no_bool("addmv_impl_cpu", a, a.shape[0], a.shape[1])
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
@@ -586,12 +598,13 @@ def _check_baddbmm(x, b1, b2):
     if b1.dtype != b2.dtype:
         raise RuntimeError(f"expected scalar type {_type_word(b1.dtype)} but found {_type_word(b2.dtype)}")
     _expand_check(x.shape, (b1.shape[0], b1.shape[1], b2.shape[2]))
-    if b1.shape[0] * b1.shape[1] * b2.shape[2]:  # (an empty result is returned before the kernel is chosen)
-        _no_bool("baddbmm", b1)
+    _no_bool("baddbmm", b1, b1.shape[0] * b1.shape[1] * b2.shape[2], b1.shape[2])
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    _check_baddbmm(input._data, batch1._data, batch2._data)
+    b1, b2 = batch1._data, batch2._data
+    _check_baddbmm(input._data, b1, b2)
+    _bool_beta(b1, beta, b1.shape[0] * b1.shape[1] * b2.shape[2], b1.shape[2])
     r = Baddbmm.apply(input, batch1, batch2, beta, alpha)
     return r if out is None else _write_out("baddbmm", out, r)
 
@@ -609,11 +622,13 @@ def _check_addbmm(x, b1, b2):
     _check_same("self", x, "mat2", b2)
     _check_same("mat1", b1, "mat2", b2)
     _expand_check(x.shape, (b1.shape[1], b2.shape[2]))
-    _no_bool("addbmm", b1)
+    _no_bool("addbmm", b1, b1.shape[1] * b2.shape[2], b1.shape[0] * b1.shape[2])
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
-    _check_addbmm(input._data, batch1._data, batch2._data)
+    b1, b2 = batch1._data, batch2._data
+    _check_addbmm(input._data, b1, b2)
+    _bool_beta(b1, beta, b1.shape[1] * b2.shape[2], b1.shape[0] * b1.shape[2])
     r = Addbmm.apply(input, batch1, batch2, beta, alpha)
     return r if out is None else _write_out("addbmm", out, r)
 

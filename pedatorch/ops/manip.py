@@ -84,6 +84,7 @@ def flipud(input):
 class Roll(ArrayFunction):
     """out = x shifted cyclically along dims (the flattened x when no dims);  dx = grad rolled back"""
     node_name = "RollBackward0"
+    _result_format = "contiguous_format"   # ATen allocates the result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, shifts, dims):
@@ -111,6 +112,9 @@ def roll(input, shifts, dims=None):
     n = input._data.ndim
     if n == 0:
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    if input._data.size == 0 and len(dims) == 1:
+        # PyTorch returns a copy of an empty input before it wraps a single dim (any dim passes)
+        return Roll.apply(input, shifts, (0,))
     return Roll.apply(input, shifts, tuple(wrap_dim(d, n) for d in dims))
 
 
@@ -147,6 +151,7 @@ class Repeat(ArrayFunction):
     """out = x tiled repeats[i] times along dim i (x gets leading 1-dims when repeats is longer);
     dx = grad cut into the copies and summed"""
     node_name = "RepeatBackward0"
+    _result_format = "contiguous_format"   # ATen allocates the result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, repeats):
@@ -389,10 +394,10 @@ class Trace(ArrayFunction):
 
 def trace(input):
     n = input._data.ndim
+    if input._data.dtype == np.bool_:  # (PyTorch picks the kernel by dtype before it checks the dims)
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     if n != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {n}")
-    if input._data.dtype == np.bool_:
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return Trace.apply(input)
 
 

@@ -23,7 +23,8 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
-from ._util import wrap_dim, wrap_dims, register, write_out, to_float, _type_word, promote, check_kernel_dtype
+from ._util import (wrap_dim, wrap_dims, register, write_out, to_float, _type_word, promote, check_kernel_dtype,
+                    shape_str)
 from .elementwise import where, maximum, minimum, _ip
 from .manip import Flip
 from .sorting import (scatter_back, selecting_op, TakeAlong, Shift, sort, _result, _kernel_op,
@@ -189,6 +190,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if dtype is None and not is_inexact_np(input._data.dtype):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
                            f"or complex dtype. Got: {_dtype_word(input.dtype)}")
+    _check_mean_dtype("mean", dtype)
     np_dtype = dtype.np if dtype is not None else None
     dims = _dims_arg(dim, input._data.ndim)
     if dim is None and not keepdim:   # (mean(x, dim=()) also reduces every dim, but records MeanBackward1)
@@ -204,9 +206,17 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if dtype is None and not is_inexact_np(input._data.dtype):
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_dtype_word(input.dtype)}")
+    _check_mean_dtype("nanmean", dtype)
     notnan = input.isnan().logical_not()
     total = nansum(input, dim, keepdim, dtype=dtype)
     return total / notnan.sum(dim, keepdim) if dim is not None else total / notnan.sum()
+
+
+def _check_mean_dtype(name, dtype):
+    """A mean is fractional: PyTorch refuses an integer or bool ``dtype=`` (even for a float input)."""
+    if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{name}(): could not infer output dtype. Optional dtype must be either a floating "
+                           f"point or complex dtype. Got: {_dtype_word(dtype.np)}")
 
 
 def _dtype_word(dt):
@@ -225,6 +235,8 @@ def sum_to_size(self, *size):
     lead = len(shape) - len(size)
     if lead < 0 or _b.any(s != 1 and s != shape[lead + i] for i, s in enumerate(size)):
         raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    if not size:
+        return sum(self)   # ATen's sum_to: a full sum for a 0-dim target (SumBackward0, no view)
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1)
     r = Sum.apply(self, dims, True, None) if dims else self
     if lead:
@@ -509,7 +521,11 @@ class Aminmax(ArrayFunction):
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """``return_types.aminmax(min, max)`` over all elements or along ``dim``."""
     x = input._data
-    if x.size == 0 and (dim is None or x.ndim == 0 or x.shape[wrap_dim(dim, x.ndim)] == 0):
+    if x.size == 0 and dim is not None and x.ndim:
+        d = wrap_dim(dim, x.ndim)
+        if x.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    if x.size == 0 and (dim is None or x.ndim == 0):
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                            "identity.")
     dims = _reduce_dims(None if dim is None else _check_dim(dim), x.ndim)
@@ -564,20 +580,43 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
 
 # ====================================================================== var, std
 
-def _var_kernel(x, dims, correction, keepdim):
-    """(variance, mean with keepdim): sum((x - mean)^2) / max(0, N - correction), in two passes."""
+def _var_kernel(x, dims, correction, keepdim, with_mean=False):
+    """(variance, mean with keepdim): sum((x - mean)^2) / max(0, N - correction), in two passes.
+
+    PyTorch's CPU has two kernels, and they round differently:
+
+    - ``var``/``std`` of float32/float64 down to one number: the mean in the input's dtype, then the
+      squares summed in float64;
+    - everything else (other dims, float16/bfloat16, ``var_mean``/``std_mean``): Welford's running
+      update in float64, exact on a constant slice: var 0, mean = the value (two plain passes can
+      leave 1e-34, and std's gradient, set to 0 only where std == 0, would then be finite).
+
+    The second is mirrored by shifting each slice by its first element before the two passes:
+    a constant slice becomes exact zeros.
+    """
     n = _numel(x.shape, dims)
     like = x
-    x = to_opmath(x)  # float16/bfloat16 in float32, as PyTorch
+    real = like.real.dtype if like.dtype.kind == "c" else like.dtype
+    out_numel = _numel(x.shape, [d for d in range(x.ndim) if d not in dims])
+    welford = with_mean or out_numel > 1 or real not in (np.float32, np.float64)
+    acc = np.complex128 if x.dtype.kind == "c" else np.float64
+    shift = 0
+    if welford:
+        x = x.astype(acc)
+        if n:  # the first element of each slice (0 where it is not finite: inf - inf would make NaN)
+            first = x[tuple(slice(0, 1) if d in dims else slice(None) for d in range(x.ndim))]
+            shift = np.where(np.isfinite(first), first, 0)
+            x = x - shift
+    else:
+        x = to_opmath(x)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.sum(x, axis=dims, keepdims=True) / n if n else np.full(
             np.sum(x, axis=dims, keepdims=True).shape, np.nan, dtype=x.dtype)
         mean = mean.astype(x.dtype, copy=False)
-        d = x - mean
+        d = x.astype(acc, copy=False) - mean  # the squares in float64 either way
         sq = (d.real * d.real + d.imag * d.imag) if x.dtype.kind == "c" else d * d
         var = np.sum(sq, axis=dims, keepdims=keepdim) / _b.max(0, n - correction)
-    real = like.real.dtype if like.dtype.kind == "c" else like.dtype
-    return np.asarray(var).astype(real, copy=False), mean.astype(like.dtype, copy=False)
+    return np.asarray(var).astype(real, copy=False), (mean + shift).astype(like.dtype, copy=False)
 
 
 def _var_backward(grad, x, dims, correction, keepdim, full):
@@ -654,7 +693,7 @@ class VarMean(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim, full):
-        var, mean = _var_kernel(x, dims, correction, keepdim)
+        var, mean = _var_kernel(x, dims, correction, keepdim, with_mean=True)
         mean = _welford_mean(x, mean, dims)
         ctx.save_for_backward(x)
         ctx.dims, ctx.correction, ctx.keepdim, ctx.full = dims, correction, keepdim, full
@@ -675,7 +714,7 @@ class StdMean(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim, full):
-        var, mean = _var_kernel(x, dims, correction, keepdim)
+        var, mean = _var_kernel(x, dims, correction, keepdim, with_mean=True)
         mean = _welford_mean(x, mean, dims)
         std = np.asarray(np.sqrt(var))
         ctx.save_for_backward(x, std)
@@ -924,6 +963,11 @@ class LogSumExp(ArrayFunction):
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """``log(sum(exp(input), dim))``, computed without overflow."""
+    x = input._data
+    if not keepdim and x.size and x.ndim and isinstance(dim, (tuple, list)) and len(dim) == 0:
+        # dim=() reduces every dim, but PyTorch's composite adds amax(x, (), keepdim=True) (shape [1, 1])
+        # into sum(..., keepdim=False) (shape []) in place, which fails
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {shape_str((1,) * x.ndim)}")
     r = LogSumExp.apply(input, _reduce_dims(dim, input._data.ndim), bool(keepdim))
     return r if out is None else write_out(out, r)
 
@@ -1015,6 +1059,7 @@ def _rev_cumsum(g, dim):
 class Cumsum(ArrayFunction):
     """out_k = sum_{j <= k} x_j along dim;  dx_k = sum_{j >= k} grad_j (a reversed cumsum)"""
     node_name = "CumsumBackward0"
+    _result_format = "contiguous_format"   # ATen allocates the result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, dim, np_dtype):
@@ -1038,21 +1083,24 @@ def _cumprod_backward(g, x, y, dim):
     zero entries on x_z, so when the backward itself is recorded (``create_graph=True``) the
     O(n^2) table formula is used instead, as PyTorch does.
     """
-    if x._data.ndim == 0:
-        return g
+    if x._data.size <= 1 or x._data.shape[dim] == 1:  # out = x: the gradient passes through (as PyTorch,
+        return g                                        # whatever x holds: the formula would divide NaN by NaN)
     zero = x._data == 0
     if not zero.any():
         return _rev_cumsum(g * y, dim) / x
     from ..autograd.grad_mode import is_grad_enabled
     if is_grad_enabled():
         return _cumprod_backward_table(g, x, dim)
+    # the terms outside each range are masked out before summing (as PyTorch), not multiplied by 0:
+    # a NaN or inf further along the slice must not leak into the sums
     seen = np.cumsum(zero, axis=dim)
     first = zero & (seen == 1)
     before = Tensor._make(seen == 0)
-    after = Tensor._make((seen >= 1) & ~first)
-    ga = where(before, _rev_cumsum(g * y, dim) / where(before, x, 1.0), 0.0)
-    tail = cumprod(where(after, x, 1.0), dim)
-    gb = where(Tensor._make(first), Shift.apply(y, dim, 1, 1) * _rev_cumsum(g * tail, dim), 0.0)
+    between = Tensor._make((seen == 1) & ~first)          # strictly between the first and second zero
+    ga = where(before, _rev_cumsum(where(before, g * y, 0.0), dim) / where(before, x, 1.0), 0.0)
+    tail = cumprod(where(between, x, 1.0), dim)
+    g_first = where(Tensor._make(seen == 1), g, 0.0)
+    gb = where(Tensor._make(first), Shift.apply(y, dim, 1, 1) * _rev_cumsum(g_first * tail, dim), 0.0)
     return ga + gb
 
 
@@ -1070,6 +1118,7 @@ def _cumprod_backward_table(g, x, dim):
 class Cumprod(ArrayFunction):
     """out_k = prod_{j <= k} x_j along dim;  dx_i = sum_{k >= i} grad_k out_k / x_i (zero-safe, see above)"""
     node_name = "CumprodBackward0"
+    _result_format = "contiguous_format"   # ATen allocates the result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, dim, np_dtype):
@@ -1134,9 +1183,11 @@ def _cum_extreme_op(name, node_name, kernel, doc):
     def forward(ctx, x, dim):
         values, idx = kernel(_atleast_1d(x), dim)
         ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
+        ctx.save_for_backward(x)   # PyTorch saves self (cummaxmin_backward reads it): in-place writes are checked
         return values.reshape(x.shape), idx.reshape(x.shape)
 
     def backward(ctx, grad, grad_indices=None):
+        ctx.saved_tensors   # (reading it checks its version, as PyTorch's unpacking does)
         return scatter_back(grad, ctx.idx, ctx.dim, ctx.shape), None
 
     return type(name, (ArrayFunction,), {"__doc__": doc, "node_name": node_name, "__module__": __name__,
@@ -1149,16 +1200,29 @@ Cummin = _cum_extreme_op("Cummin", "CumminBackward0", _cum_extreme_kernel(False)
                          "values, indices = running min along dim;  dx = grads added at the indices")
 
 
+def _cum_extreme_dim(name, dim, x):
+    """cummax/cummin's dim, checked as PyTorch checks it: a 0-dim input takes only -1 or 0, and an empty
+    input returns before its dim is wrapped (any dim passes)."""
+    dim = _check_dim(dim)
+    if x.ndim == 0:
+        if dim not in (-1, 0):
+            raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+        return 0
+    if x.size == 0:
+        return 0
+    return wrap_dim(dim, x.ndim)
+
+
 def cummax(input, dim, *, out=None):
     """``return_types.cummax(values, indices)``: the running max along ``dim`` and where it was reached."""
     _check_not_complex("cummax_cpu", input._data)
-    return _result("cummax", Cummax.apply(input, _one_dim(dim, input._data.ndim)), out)
+    return _result("cummax", Cummax.apply(input, _cum_extreme_dim("cummax", dim, input._data)), out)
 
 
 def cummin(input, dim, *, out=None):
     """``return_types.cummin(values, indices)``: the running min along ``dim`` and where it was reached."""
     _check_not_complex("cummin_cpu", input._data)
-    return _result("cummin", Cummin.apply(input, _one_dim(dim, input._data.ndim)), out)
+    return _result("cummin", Cummin.apply(input, _cum_extreme_dim("cummin", dim, input._data)), out)
 
 
 # ====================================================================== all, any, count_nonzero
@@ -1210,7 +1274,13 @@ def count_nonzero(input, dim=None):
 def _median_all_kernel(x, ignore_nan):
     flat = np.sort(x.reshape(-1))  # NaN sorts last
     if flat.size == 0:
-        return np.asarray(np.nan, dtype=x.dtype if is_inexact_np(x.dtype) else np.float32)
+        # PyTorch fills in NaN converted to the input's dtype, as the CPU converts it: the "integer
+        # indefinite" 0x80000000... (the minimum of int32/int64, 0 once cut to a narrower type; True)
+        if is_inexact_np(x.dtype):
+            return np.asarray(np.nan, dtype=x.dtype)
+        if x.dtype == np.bool_:
+            return np.asarray(True)
+        return np.asarray(np.iinfo(x.dtype).min if x.dtype.itemsize >= 4 else 0, dtype=x.dtype)
     if is_inexact_np(x.dtype):
         nans = int(np.count_nonzero(np.isnan(flat)))
         if ignore_nan:
@@ -1279,14 +1349,24 @@ def _median(name, all_cls, dim_cls, input, dim, keepdim, out):
     return _result(name, dim_cls.apply(input, d, bool(keepdim)), out)
 
 
+def _check_median_dtype(input, dim):
+    """median/nanmedian have no bool kernel; over all elements an empty input is filled in before the
+    kernel is chosen (so it passes)."""
+    if dim is not None:
+        check_kernel_dtype("median_out", input._data.dtype, "if")
+    elif input._data.size:
+        check_kernel_dtype("median_cpu", input._data.dtype, "if")
+
+
 def median(input, dim=None, keepdim=False, *, out=None):
     """The lower median (of all elements, NaN if any; or ``return_types.median(values, indices)`` along ``dim``)."""
-    check_kernel_dtype("median_cpu", input._data.dtype, "if")
+    _check_median_dtype(input, dim)
     return _median("median", MedianAll, MedianDim, input, dim, keepdim, out)
 
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """``median`` ignoring NaN (NaN only where every element is NaN)."""
+    _check_median_dtype(input, dim)
     return _median("nanmedian", NanMedianAll, NanMedianDim, input, dim, keepdim, out)
 
 

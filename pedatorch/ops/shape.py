@@ -15,7 +15,8 @@ import numbers
 import numpy as np
 
 from .._layout import copy_in_format
-from .._tensor import Tensor, Size, _storage_root, _address, contiguous_format, preserve_format
+from .._tensor import Tensor, Size, contiguous_format, preserve_format
+from ..backend import storage_root as _storage_root, address as _address
 from ..autograd.function import ArrayFunction, _link_inputs, _edge_to
 from ..autograd.graph import Node
 from ._util import wrap_dim, wrap_dims, register, shape_str
@@ -538,6 +539,8 @@ def select(input, dim, index):
 
 def narrow_key(input, dim, start, length):
     """The basic-index key of ``narrow(dim, start, length)``, checked as PyTorch checks it."""
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input._data.ndim)
     if isinstance(start, Tensor):
         start = int(start.item())

@@ -14,8 +14,8 @@ from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import (promote, to_float, write_out, register, promote_to_float, require_tensor, _type_word,
                     check_kernel_dtype, check_binary_kernel)
-from .._dtype import is_float_np
-from .elementwise import _not_implemented_name, where, _no_bool_sub
+from .._dtype import is_float_np, to_opmath
+from .elementwise import _not_implemented_name, where, _no_bool_sub, masked_grad, _ip as _inplace_twin
 from .creation import zero_grad
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "copysign", "heaviside", "gcd", "lcm", "ldexp",
@@ -76,36 +76,48 @@ def _digamma(x):
         out = series - term + acc
         out = np.where(neg, out - math.pi / np.tan(math.pi * x), out)
         out = np.where((x < 0) & (x == np.floor(x)), np.nan, out)
-        out = np.where(x == 0, -np.inf, out)
+        out = np.where(x == 0, np.copysign(np.inf, -x), out)  # (-inf at +0, inf at -0, as PyTorch)
     return out
 
 
 def _polygamma(n, x):
-    """psi^(n)(x) for n >= 1: recurrence up past 20, then the asymptotic series."""
-    if n == 0:
-        return _digamma(x)
+    """psi^(n)(x) for n >= 2, PyTorch's formula: (-1)^(n+1) n! zeta(n + 1, x), the Hurwitz zeta (valid for
+    negative x too; inf at the poles, signed by (-1)^(n+1))."""
+    from ..special import _zeta  # (pedatorch.special imports this module)
     x = np.asarray(x, dtype=np.float64)
-    sign = -1.0 if n % 2 == 0 else 1.0  # (-1)^(n+1)
+    sign = 1.0 if n % 2 else -1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        return sign * math.factorial(n) * _zeta(np.float64(n + 1), x)
+
+
+def _trigamma(x):
+    """psi'(x), PyTorch's calc_trigamma step for step, in x's own float dtype: the reflection
+    -pi² / sin²(pi x) below 0.5, six steps of psi'(x) = psi'(x + 1) + 1 / x², then the asymptotic
+    series. At a pole sin(pi x) is not exactly 0 in floating point, so PyTorch's answer there is a huge
+    finite number (1.3e15 at x = -1 in float32), not inf: this gives the same."""
+    x = np.asarray(x)
+    pi = x.dtype.type(math.pi)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        xr = x.copy()
-        acc = np.zeros_like(xr)
-        fact_n = math.factorial(n)
-        for _ in range(25):
-            lo = xr < 20
-            acc = np.where(lo, acc + fact_n / xr ** (n + 1), acc)
-            xr = np.where(lo, xr + 1.0, xr)
-        s = math.factorial(n - 1) / xr ** n + fact_n / (2 * xr ** (n + 1))
-        for k, b in enumerate(_BERN, start=1):
-            s = s + b * math.factorial(2 * k + n - 1) / math.factorial(2 * k) / xr ** (2 * k + n)
-        out = sign * (s + acc)
-        out = np.where((x <= 0) & (x == np.floor(x)), np.inf if n % 2 else np.nan, out)
-    return out
+        small = x < 0.5
+        sin_pi_x = np.sin(pi * x)
+        result = np.where(small, -(pi * pi) / (sin_pi_x * sin_pi_x), 0).astype(x.dtype)
+        x = np.where(small, 1 - x, x)
+        for _ in range(6):
+            result = result + 1 / (x * x)
+            x = x + 1
+        ixx = 1 / (x * x)
+        # the series' constants are doubles in PyTorch's C++, so this term is computed in double
+        xd, ixx = x.astype(np.float64), ixx.astype(np.float64)
+        tail = (1 + 1 / (2 * xd) + ixx * (1 / 6 - ixx * (1 / 30 - ixx * (1 / 42)))) / xd
+        result = (result + tail).astype(x.dtype)
+        return np.where(small, -result, result)
 
 
 def _float_out(f, x):
     """Compute ``f`` in float64 and return in x's float dtype (ints -> default float)."""
     xf = to_float(x)
-    return f(xf.astype(np.float64)).astype(xf.dtype)
+    with np.errstate(over="ignore"):  # (out of the dtype's range: ±inf, silently)
+        return f(xf.astype(np.float64)).astype(xf.dtype)
 
 
 # ---------------------------------------------------------------- differentiable ops
@@ -151,12 +163,68 @@ class Polygamma(ArrayFunction):
     def forward(ctx, x, n):
         ctx.save_for_backward(x)
         ctx.n = n
+        if n == 1:  # computed in x's dtype (float32 for float16/bfloat16), as PyTorch's trigamma kernel
+            xf = to_float(x)
+            with np.errstate(over="ignore"):
+                return _trigamma(to_opmath(xf)).astype(xf.dtype)
         return _float_out(lambda v: _polygamma(n, v), x)
 
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
         return grad * polygamma(ctx.n + 1, x), None
+
+
+# Cephes' Chebyshev coefficients for exp(-x) I0(x) on [0, 8] and for exp(-x) sqrt(x) I0(x) on [8, inf)
+_I0_A = (-4.41534164647933937950E-18, 3.33079451882223809783E-17, -2.43127984654795469359E-16,
+         1.71539128555513303061E-15, -1.16853328779934516808E-14, 7.67618549860493561688E-14,
+         -4.85644678311192946090E-13, 2.95505266312963983461E-12, -1.72682629144155570723E-11,
+         9.67580903537323691224E-11, -5.18979560163526290666E-10, 2.65982372468238665035E-9,
+         -1.30002500998624804212E-8, 6.04699502254191894932E-8, -2.67079385394061173391E-7,
+         1.11738753912010371815E-6, -4.41673835845875056359E-6, 1.64484480707288970893E-5,
+         -5.75419501008210370398E-5, 1.88502885095841655729E-4, -5.76375574538582365885E-4,
+         1.63947561694133579842E-3, -4.32430999505057594430E-3, 1.05464603945949983183E-2,
+         -2.37374148058994688156E-2, 4.93052842396707084878E-2, -9.49010970480476444210E-2,
+         1.71620901522208775349E-1, -3.04682672343198398683E-1, 6.76795274409476084995E-1)
+_I0_B = (-7.23318048787475395456E-18, -4.83050448594418207126E-18, 4.46562142029675999901E-17,
+         3.46122286769746109310E-17, -2.82762398051658348494E-16, -3.42548561967721913462E-16,
+         1.77256013305652638360E-15, 3.81168066935262242075E-15, -9.55484669882830764870E-15,
+         -4.15056934728722208663E-14, 1.54008621752140982691E-14, 3.85277838274214270114E-13,
+         7.18012445138366623367E-13, -1.79417853150680611778E-12, -1.32158118404477131188E-11,
+         -3.14991652796324136454E-11, 1.18891471078464383424E-11, 4.94060238822496958910E-10,
+         3.39623202570838634515E-9, 2.26666899049817806459E-8, 2.04891858946906374183E-7,
+         2.89137052083475648297E-6, 6.88975834691682398426E-5, 3.36911647825569408990E-3,
+         8.04490411014108831608E-1)
+
+
+def _chbevl_f32(y, coeffs):
+    """Cephes' Chebyshev series in float32, each step ``y * b1 - b2`` rounded once (a fused multiply-add,
+    as PyTorch's compiled kernel does it; the float64 product of two float32 numbers is exact)."""
+    b0, b1, b2 = np.full_like(y, coeffs[0]), np.zeros_like(y), np.zeros_like(y)
+    y64 = y.astype(np.float64)
+    for c in np.asarray(coeffs[1:], np.float32):
+        b2, b1 = b1, b0
+        b0 = (y64 * b1 - b2).astype(np.float32) + c
+    return np.float32(0.5) * (b0 - b2)
+
+
+def _i0_f32(x):
+    """PyTorch's float i0 (calc_i0, also for the half types): Cephes' expansion computed in float32, so
+    i0(0) is 0.99999994, not 1 (then ``logit(i0(0))`` is 16.6, not inf)."""
+    a = np.abs(x)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        e = np.exp(a.astype(np.float64)).astype(np.float32)  # (expf is correctly rounded)
+        small = e * _chbevl_f32(a / np.float32(2) - np.float32(2), _I0_A)
+        big = e * _chbevl_f32(np.float32(32) / a - np.float32(2), _I0_B) / np.sqrt(a)
+    return np.where(a <= 8, small, big)
+
+
+def _i0(x):
+    xf = to_float(x)
+    with np.errstate(invalid="ignore", over="ignore"):  # (i0(inf) is inf, i0(nan) nan)
+        if xf.dtype == np.float64:
+            return np.i0(xf)  # (numpy's is Cephes' too, in double)
+        return _i0_f32(xf.astype(np.float32)).astype(xf.dtype)
 
 
 class I0(ArrayFunction):
@@ -167,7 +235,7 @@ class I0(ArrayFunction):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return _float_out(np.i0, x)
+        return _i0(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -227,10 +295,12 @@ class Copysign(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        sign_a = np.sign(a._data.astype(out._data.dtype))  # (a may be bool or int: numpy has no sign of bool)
-        w = Tensor._make(np.where(a._data == 0, 0.0, sign_a * np.sign(out._data)).astype(out._data.dtype))
+        # PyTorch's copysign_tensor_self_backward: grad * (out / a), the ratio 0 where a is 0. Built from
+        # Tensor ops on the saved result, so double backward goes through out and a, and gives PyTorch's NaN
+        # where a is 0 (out / a there is 0 / 0) or ±inf (inf / inf)
+        ratio = (out / a).masked_fill(a == 0, 0.0)
         gb = zero_grad(grad) if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1] else None  # PyTorch: zeros
-        return grad * w, gb
+        return grad * ratio, gb
 
 
 class CopysignScalar(Copysign):
@@ -252,7 +322,8 @@ class LogAddExp2(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad * ((a - b) * math.log(2)).sigmoid(), grad * ((b - a) * math.log(2)).sigmoid()
+        # PyTorch's formula, grad / (1 + 2^(b - a)) (not a sigmoid: the same number, another double backward)
+        return grad / ((b - a).exp2() + 1), grad / ((a - b).exp2() + 1)
 
 
 class Angle(ArrayFunction):
@@ -262,6 +333,7 @@ class Angle(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        ctx.save_for_backward(x)   # PyTorch saves self (angle_backward reads it): in-place writes are checked
         if x.dtype.kind == "c":
             return np.angle(x)
         xf = to_float(x)
@@ -269,20 +341,43 @@ class Angle(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading it checks its version, as PyTorch's unpacking does)
         return zero_grad(grad)
+
+
+def _logcumsumexp_real(x, dim):
+    """PyTorch's CPU loop: one step along dim at a time, acc = max + log1p(exp(min - max)) in double
+    (float for float16/bfloat16). Exact where one term dominates: logcumsumexp([-1e308, ...]) starts
+    with -1e308 itself, where log(cumsum(exp(x - max))) + max would give -inf."""
+    acc_dt = np.float64 if x.dtype.itemsize >= 4 else np.float32
+    xs = np.moveaxis(x.reshape(x.shape or (1,)), dim, 0).astype(acc_dt)
+    out = np.empty_like(xs)
+    acc = np.full(xs.shape[1:], -np.inf, acc_dt)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for i in range(xs.shape[0]):
+            lo, hi = np.minimum(xs[i], acc), np.maximum(xs[i], acc)  # (a NaN acc stays NaN in both)
+            lo, hi = np.where(np.isnan(acc), acc, lo), np.where(np.isnan(acc), acc, hi)
+            both_inf = (lo == hi) & ~np.isfinite(lo)  # -inf and -inf, inf and inf: the sum is x itself
+            acc = np.where(both_inf, xs[i], hi + np.log1p(np.exp(lo - hi)))
+            out[i] = acc
+    return np.moveaxis(out, 0, dim).reshape(x.shape).astype(x.dtype)
 
 
 class LogCumSumExp(ArrayFunction):
     """out_i = log sum_{j<=i} exp(x_j);  dx_j = sum_{i>=j} grad_i exp(x_j - out_i)"""
     node_name = "LogcumsumexpBackward0"
+    _result_format = "contiguous_format"   # ATen allocates the result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, dim):
         x = to_float(x)
-        m = np.max(x, axis=dim, keepdims=True) if x.size else x
-        m = np.where(np.isfinite(m), m, 0)
-        with np.errstate(divide="ignore"):
-            out = (np.log(np.cumsum(np.exp(x - m), axis=dim)) + m).reshape(x.shape)  # (0-dim stays 0-dim)
+        if x.dtype.kind == "c":
+            m = np.max(x, axis=dim, keepdims=True) if x.size else x
+            m = np.where(np.isfinite(m), m, 0)
+            with np.errstate(divide="ignore"):
+                out = (np.log(np.cumsum(np.exp(x - m), axis=dim)) + m).reshape(x.shape)  # (0-dim stays 0-dim)
+        else:
+            out = _logcumsumexp_real(x, dim)
         ctx.save_for_backward(x, out)
         ctx.dim = dim
         return out
@@ -291,10 +386,23 @@ class LogCumSumExp(ArrayFunction):
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         d = ctx.dim
-        # reverse cumulative sum of grad * exp(-out), times exp(x)
-        w = grad * (-out).exp()
-        rev = w.flip(d).cumsum(d).flip(d)
-        return rev * x.exp(), None
+        if grad.dim() == 0 or grad.numel() == 0:
+            return grad, None  # (PyTorch's shortcut: one element, the derivative is 1)
+        if grad.is_complex():
+            # reverse cumulative sum of grad * exp(-out), times exp(x)
+            w = grad * (-out).exp()
+            return w.flip(d).cumsum(d).flip(d) * x.exp(), None
+        # PyTorch's formula (from TensorFlow): the positive and the negative part of grad summed in log
+        # space, a reverse logcumsumexp each. A NaN grad is neither > 0 nor < 0: it gives 0, as there
+        lowest = D.finfo(grad.dtype).min
+        log_abs = grad.abs().log()
+        log_pos = where(grad > 0, log_abs, lowest)
+        log_neg = where(grad < 0, log_abs, lowest)
+
+        def reverse_logcumsumexp(t):
+            return logcumsumexp(t.flip(d), d).flip(d)
+
+        return (reverse_logcumsumexp(log_pos - out) + x).exp() - (reverse_logcumsumexp(log_neg - out) + x).exp(), None
 
 
 # ---------------------------------------------------------------- public functions
@@ -404,17 +512,20 @@ def heaviside(input, values, *, out=None):
 
 
 class Nextafter(ArrayFunction):
-    """out = the next float after x towards other;  dx = grad, dother = 0 (PyTorch's formula)"""
+    """out = the next float after x towards other;  dx = grad where x != other, else 0;  dother = 0
+    (PyTorch's formula: a step of one ulp moves with x, but nextafter(x, x) is x standing still)"""
     node_name = "NextafterBackward0"
     _elementwise = 2
 
     @staticmethod
     def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
         return np.nextafter(*promote(a, b))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, zero_grad(grad)
+        a, b = ctx.saved_tensors
+        return masked_grad(grad, a != b), zero_grad(grad)
 
 
 def gcd(input, other, *, out=None):
@@ -438,23 +549,33 @@ class Ldexp(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, e):
-        xs, es = promote_to_float(x, e)
+        with np.errstate(over="ignore"):  # (a huge integer exponent overflows float16: that's the answer)
+            xs, es = promote_to_float(x, e)
         dt = xs.dtype
-        out = (xs * np.power(2.0, es)).astype(dt)
-        ctx.save_for_backward(x, e)
+        if is_float_np(x.dtype) and isinstance(e, np.ndarray) and e.dtype.kind in "iu":
+            # a float x with an integer exponent is C's ldexp in PyTorch, which takes an int: the exponent
+            # is truncated to 32 bits (2**32 - 1 acts as -1), and half types compute in float32
+            with np.errstate(over="ignore"):
+                out = np.ldexp(to_opmath(xs), e.astype(np.int32)).astype(dt)
+        else:
+            out = (xs * np.power(2.0, es)).astype(dt)
+        ctx.save_for_backward(e, out)   # PyTorch saves other and result (an in-place write to either is an error)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, e = ctx.saved_tensors   # (the inputs, so that double backward differentiates through them)
+        e, out = ctx.saved_tensors
         need = ctx.needs_input_grad
         scale = 2 ** e  # PyTorch's formula, pow(2, e): in e's dtype, so an integer e < 0 gives 0
         scale = scale if scale.is_floating_point() else scale.to(grad.dtype)
-        return (grad * scale if need[0] else None), (grad * x * scale * math.log(2) if need[1] else None)
+        return (grad * scale if need[0] else None), (grad * out * math.log(2) if need[1] else None)
 
 
 def ldexp(input, other, *, out=None):
     require_tensor("ldexp", other)
+    if is_float_np(input._data.dtype) and other._data.dtype == np.bool_:
+        # (that integer-exponent kernel has no bool version; an integer input goes another way and takes it)
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     r = Ldexp.apply(input, other)
     return r if out is None else write_out(out, r)
 
@@ -511,9 +632,10 @@ def bincount(input, weights=None, minlength=0):
 
 
 def logcumsumexp(input, dim, *, out=None):
-    check_kernel_dtype("logcumsumexp_out_cpu", input._data.dtype, "fc")
     from ._util import wrap_dim
-    r = LogCumSumExp.apply(input, wrap_dim(dim, input._data.ndim))
+    dim = wrap_dim(dim, input._data.ndim)  # (PyTorch checks the dim before the dtype)
+    check_kernel_dtype("logcumsumexp_out_cpu", input._data.dtype, "fc")
+    r = LogCumSumExp.apply(input, dim)
     return r if out is None else write_out(out, r)
 
 
@@ -568,15 +690,65 @@ def _ip(fn):
     return method
 
 
+def _in_place(pick):
+    """The in-place method of an op that is one Function (``lgamma_``): its Function run in place on self.
+    PyTorch records the op's own node (LgammaBackward0, saving the original self), not a copy_ of a new
+    result, whose node would find its saved self overwritten. ``pick(self, *args)`` does the op's checks
+    and returns its Function."""
+    def method(self, *args):
+        return _inplace_twin(pick(self, *args)).apply(self, *args)
+    return method
+
+
+def _ldexp_class(self, other):
+    require_tensor("ldexp", other)
+    if self._data.dtype.kind in "iub":   # the float result can't go back into an integer self (PyTorch's words)
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {_type_word(self._data.dtype)}")
+    return Ldexp
+
+
+def _nextafter_class(self, other):
+    require_tensor("nextafter", other)
+    check_binary_kernel("nextafter_cpu", self, other, "f")
+    return Nextafter
+
+
+def _mvlgamma_class(self, p):
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    return Mvlgamma
+
+
+class PolygammaInPlace(Polygamma):
+    """``x.polygamma_(n)``: PyTorch's node of the method form is PolygammaBackward1 (n = 0 included)"""
+    node_name = "PolygammaBackward1"
+    _inplace_of = 0
+
+    @staticmethod
+    def forward(ctx, x, n):
+        if n == 0:
+            ctx.n = 0
+            return Digamma.forward(ctx, x)
+        return Polygamma.forward(ctx, x, n)
+
+
+def _polygamma_(self, n):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return PolygammaInPlace.apply(self, int(n))
+
+
 register({
     "lgamma": lgamma, "digamma": digamma, "polygamma": lambda self, n: polygamma(n, self),
     "mvlgamma": mvlgamma, "i0": i0, "copysign": copysign, "heaviside": heaviside, "gcd": gcd, "lcm": lcm,
     "ldexp": ldexp, "frexp": frexp, "logaddexp2": logaddexp2, "nextafter": nextafter, "angle": angle,
     "dist": dist, "is_same_size": is_same_size, "is_nonzero": is_nonzero, "bincount": bincount,
     "logcumsumexp": logcumsumexp, "cov": cov, "corrcoef": corrcoef, "renorm": renorm,
-    "lgamma_": _ip(lgamma), "digamma_": _ip(digamma), "polygamma_": lambda self, n: self.copy_(polygamma(n, self)),
-    "mvlgamma_": _ip(mvlgamma), "i0_": _ip(i0), "copysign_": _ip(copysign), "heaviside_": _ip(heaviside),
-    "gcd_": _ip(gcd), "lcm_": _ip(lcm), "ldexp_": _ip(ldexp), "nextafter_": _ip(nextafter),
+    "lgamma_": _in_place(lambda self: Lgamma), "digamma_": _in_place(lambda self: Digamma),
+    "polygamma_": _polygamma_, "mvlgamma_": _in_place(_mvlgamma_class), "i0_": _in_place(lambda self: I0),
+    "copysign_": _in_place(lambda self, other: Copysign if isinstance(other, Tensor) else CopysignScalar),
+    "heaviside_": _ip(heaviside), "gcd_": _ip(gcd), "lcm_": _ip(lcm), "ldexp_": _in_place(_ldexp_class),
+    "nextafter_": _in_place(_nextafter_class),
     "renorm_": _ip(renorm),
 })
 

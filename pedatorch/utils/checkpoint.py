@@ -37,10 +37,9 @@ Two variants, as in PyTorch:
 import contextlib
 import warnings
 
-import numpy as np
-
 import pedatorch
 from .._tensor import Tensor
+from ..backend import namespace
 from ..autograd.function import Function, _edge_to
 from ..autograd.graph import AccumulateGrad, SAVED_INPUT, SAVED_OUTPUT, SAVED_CONST, _seq
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
@@ -380,6 +379,7 @@ class _NonReentrantCheckpoint(Function):
         _check_determinism(state, nodes)
 
         # point every edge that leaves the recomputed region at a stand-in leaf (one per boundary tensor)
+        xp = namespace(roots[0]._data)   # (on the device the region computed on)
         stand_in = {}    # (node, nr) -> stand-in leaf
         rewired = []     # (node, original edges) to put back
         for node in nodes:
@@ -393,7 +393,7 @@ class _NonReentrantCheckpoint(Function):
                     continue
                 leaf = stand_in.get((nxt, nr))
                 if leaf is None:
-                    leaf = Tensor._make(np.broadcast_to(np.zeros((), dtype), shape))
+                    leaf = Tensor._make(xp.broadcast_to(xp.zeros((), dtype), shape))
                     leaf._requires_grad = True
                     leaf._checkpoint_acc = _edge_to(leaf)[0]  # keep its AccumulateGrad node alive
                     stand_in[(nxt, nr)] = leaf
@@ -479,7 +479,8 @@ def _checkpoint_without_reentrant(function, preserve, context_fn, determinism_ch
         if type(node) is AccumulateGrad:
             extras.append(node.variable)
         else:  # a non-leaf from outside: a stand-in tensor with its place in the graph
-            extras.append(Tensor._make(np.broadcast_to(np.zeros((), dtype), shape), node, nr))
+            xp = namespace(roots[0]._data)
+            extras.append(Tensor._make(xp.broadcast_to(xp.zeros((), dtype), shape), node, nr))
         input_keys.append(key)
     state = _State(function=function, kwargs=kwargs, rng=rng, recompute_context=recompute_context,
                    args=[None if isinstance(a, Tensor) else a for a in args], tensor_positions=tensor_positions,

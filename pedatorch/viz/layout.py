@@ -160,7 +160,7 @@ class TensorLayout:
 
 def _storage_of(tensor):
     """(key, data_ptr, flat values or None, size in elements) of a pedatorch tensor's storage."""
-    from .._tensor import _storage_root
+    from ..backend import storage_root as _storage_root
     arr = tensor._data
     root = _storage_root(arr)
     st = tensor.untyped_storage()

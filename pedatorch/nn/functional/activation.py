@@ -21,7 +21,7 @@ from ..._layout import in_format
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...ops._util import _type_word, check_kernel_dtype, checked_int
-from ...ops.elementwise import Relu, _ip, _erf, masked_grad
+from ...ops.elementwise import Relu, _ip, _erf, masked_grad, where
 from ...ops.creation import zero_grad
 from ..._dtype import is_inexact_np, to_opmath, opmath_np
 
@@ -59,6 +59,37 @@ def _recording(ctx):
 
 # ====================================================================== relu family
 
+def _grad_where(name):
+    """PyTorch's hardtanh_backward / threshold_backward / softshrink_backward / hardshrink_backward as an op
+    of (grad, x): grad where keep, else 0.
+    Linear in grad, so its own backward is the same op again; in x PyTorch's derivative is
+    zeros_like(grad): a zero gradient, not none, so double backward goes on into x's graph (a zero
+    through a node that is NaN at x, logit outside [0, 1] say, gives NaN there, as in PyTorch)."""
+
+    class GradWhere(ArrayFunction):
+        node_name = name
+        _elementwise = 2
+
+        @staticmethod
+        def forward(ctx, grad, x, keep):
+            ctx.save_for_backward(x)
+            ctx.keep = keep
+            return np.where(keep, grad, np.zeros((), grad.dtype))
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return GradWhere.apply(g, x, ctx.keep), (zero_grad(g) if ctx.needs_input_grad[1] else None), None
+
+    return GradWhere
+
+
+HardtanhGrad = _grad_where("HardtanhBackwardBackward0")
+ThresholdGrad = _grad_where("ThresholdBackwardBackward0")
+SoftshrinkGrad = _grad_where("SoftshrinkBackwardBackward0")
+HardshrinkGrad = _grad_where("HardshrinkBackwardBackward0")
+
+
 def relu(input, inplace=False):
     """max(x, 0)."""
     return _ip(Relu).apply(input) if inplace else Relu.apply(input)
@@ -71,7 +102,7 @@ def relu_(input):
 class Hardtanh(ArrayFunction):
     """out = clamp(x, min_val, max_val);   dx = grad where min_val < x < max_val"""
     node_name = "HardtanhBackward0"
-    _elementwise = 1
+    _result_format = "preserve_format"   # ATen's hardtanh writes into empty_like(self)
 
     @staticmethod
     def forward(ctx, x, lo, hi):
@@ -87,11 +118,11 @@ class Hardtanh(ArrayFunction):
         x, = ctx.saved_tensors
         a = x._data
         # PyTorch's test: 0 where x <= min or x >= max (a NaN passes the gradient on)
-        return masked_grad(grad, ~((a <= ctx.lo) | (a >= ctx.hi))), None, None
+        return HardtanhGrad.apply(grad, x, ~((a <= ctx.lo) | (a >= ctx.hi))), None, None
 
 
 class Hardtanh_(Hardtanh):
-    """hardtanh in place: the mask is read from the result (the same mask: min_val < out < max_val)"""
+    """hardtanh in place: backward reads the original self (a copy kept of it), as PyTorch's"""
     node_name = "HardtanhBackward0"
     _inplace_of = 0
 
@@ -100,7 +131,7 @@ class Hardtanh_(Hardtanh):
         if x.dtype == np.bool_:
             raise RuntimeError("Bool inputs not supported for hardtanh")
         out = np.minimum(np.maximum(x, lo), hi).astype(x.dtype, copy=False)
-        ctx.save_for_backward(out)
+        ctx.save_for_backward(x)   # the original self (kept as a copy), as PyTorch: writes to the result are fine
         ctx.lo, ctx.hi = lo, hi
         return out
 
@@ -109,11 +140,19 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """clamp(x, min_val, max_val)."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    _check_hardtanh_limits(input, min_val, max_val)
     return (Hardtanh_ if inplace else Hardtanh).apply(input, min_val, max_val)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    _check_hardtanh_limits(input, min_val, max_val)
     return Hardtanh_.apply(input, min_val, max_val)
+
+
+def _check_hardtanh_limits(input, min_val, max_val):
+    # PyTorch truncates the limits to integers for an integer input, and refuses negative ones for uint8
+    if input._data.dtype == np.uint8 and (int(min_val) < 0 or int(max_val) < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
 
 
 def relu6(input, inplace=False):
@@ -378,8 +417,15 @@ class Gelu(ArrayFunction):
         xw = to_opmath(x)
         if approximate == "tanh":
             inner = _GELU_BETA * (xw + _GELU_KAPPA * xw * xw * xw)
-            return _back(0.5 * xw * (1 + np.tanh(inner)), x)
-        return _back(xw * 0.5 * (1 + _erf(xw * _SQRT1_2)), x)
+            with np.errstate(invalid="ignore"):
+                return _back(0.5 * xw * (1 + np.tanh(inner)), x)
+        with np.errstate(invalid="ignore"):
+            out = xw * 0.5 * (1 + _erf(xw * _SQRT1_2))
+        if xw.dtype == np.float32:
+            # PyTorch's float kernel (also used by the half types) takes erf from a polynomial that makes
+            # NaN at +inf, so gelu(inf) is NaN there; the double kernel's std::erf gives inf
+            out = np.where(xw == np.inf, np.nan, out)
+        return _back(out, x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -483,9 +529,38 @@ class Softplus(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        bx = x * ctx.beta
-        linear = bx._data > ctx.threshold
-        return _where_const(linear, grad, grad * bx.sigmoid()), None, None
+        return SoftplusGrad.apply(grad, x, ctx.beta, ctx.threshold), None, None
+
+
+class SoftplusGrad(ArrayFunction):
+    """PyTorch's softplus_backward: grad where beta x > threshold, else grad * z / (z + 1), z = exp(beta x).
+    Its own derivative (softplus_double_backward) multiplies by beta x < threshold: at beta x == threshold
+    the first derivative is the smooth one, the second 0, as in PyTorch."""
+    node_name = "SoftplusBackwardBackward0"
+    _elementwise = 2
+
+    @staticmethod
+    def forward(ctx, grad, x, beta, threshold):
+        ctx.save_for_backward(grad, x)
+        ctx.beta, ctx.threshold = beta, threshold
+        g, bx = to_opmath(grad), to_opmath(x) * beta
+        with np.errstate(over="ignore", invalid="ignore"):
+            z = np.exp(bx)
+            return _back(np.where(bx > threshold, g, g * z / (z + 1)), grad)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, x = ctx.saved_tensors
+        beta, threshold = ctx.beta, ctx.threshold
+        need = ctx.needs_input_grad
+        ggrad = SoftplusGrad.apply(gg, x, beta, threshold) if need[0] else None
+        gx = None
+        if need[1]:
+            bx = x * beta
+            s = bx.sigmoid()
+            # sigmoid_backward(gg * grad, s) * (bx < threshold) * beta: a mask multiplied, as PyTorch's
+            gx = (gg * grad) * (1 - s) * s * (bx < threshold).type_as(grad) * beta
+        return ggrad, gx, None, None
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -600,13 +675,15 @@ class Softshrink(ArrayFunction):
         ctx.lambd = lambd
         xw = to_opmath(x)
         inside = (xw >= -lambd) & (xw <= lambd)  # false for NaN: NaN stays NaN, as in PyTorch
-        return _back(np.where(inside, 0, np.where(xw > lambd, xw - lambd, xw + lambd)), x)
+        # inside the band PyTorch returns x * 0, which keeps the sign: -0.5 -> -0.0
+        with np.errstate(invalid="ignore"):  # (inf * 0 is computed, then not chosen)
+            return _back(np.where(inside, xw * 0, np.where(xw > lambd, xw - lambd, xw + lambd)), x)
 
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
         a = x._data
-        return masked_grad(grad, ~((a >= -ctx.lambd) & (a <= ctx.lambd))), None
+        return SoftshrinkGrad.apply(grad, x, ~((a >= -ctx.lambd) & (a <= ctx.lambd))), None
 
 
 def softshrink(input, lambd=0.5):
@@ -631,7 +708,7 @@ class Hardshrink(ArrayFunction):
     def backward(ctx, grad):
         x, = ctx.saved_tensors
         a = x._data
-        return masked_grad(grad, ~((a >= -ctx.lambd) & (a <= ctx.lambd))), None
+        return HardshrinkGrad.apply(grad, x, ~((a >= -ctx.lambd) & (a <= ctx.lambd))), None
 
 
 def hardshrink(input, lambd=0.5):
@@ -653,7 +730,7 @@ class Threshold(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        return masked_grad(grad, ~(to_opmath(x._data) <= ctx.threshold)), None, None  # (NaN: passed on)
+        return ThresholdGrad.apply(grad, x, ~(to_opmath(x._data) <= ctx.threshold)), None, None  # (NaN: passed on)
 
 
 def _threshold_kernel(x, threshold, value):
@@ -705,11 +782,55 @@ class PreluKernel(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
-        pos = x._data > 0
         need = ctx.needs_input_grad
-        gx = _where_const(pos, grad, grad * w) if need[0] else None
-        gw = masked_grad(grad * x, ~pos) if need[1] else None
+        gx = PreluGradInput.apply(grad, x, w) if need[0] else None
+        gw = PreluGradWeight.apply(grad, x) if need[1] else None
         return gx, gw
+
+
+# PyTorch's _prelu_kernel_backward, one op per output (its double backward is linear in the two incoming
+# gradients, so two ops add up to its one node).  The first derivative tests x > 0, the double backward
+# x >= 0: at x == 0 the double backward is not the derivative of the first one, and this copies that.
+
+class PreluGradInput(ArrayFunction):
+    """dx = grad where x > 0, else grad * w"""
+    node_name = "PreluKernelBackwardBackward0"
+    _elementwise = 3
+
+    @staticmethod
+    def forward(ctx, grad, x, w):
+        ctx.save_for_backward(grad, x, w)
+        return np.where(x > 0, grad, grad * w).astype(grad.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, x, w = ctx.saved_tensors
+        keep = x >= 0
+        need = ctx.needs_input_grad
+        ggrad = where(keep, gg, gg * w) if need[0] else None
+        gx = zero_grad(x) if need[1] else None
+        gw = where(keep, 0.0, grad * gg) if need[2] else None
+        return ggrad, gx, gw
+
+
+class PreluGradWeight(ArrayFunction):
+    """dw = grad * x where x <= 0, else 0 (summed to w's shape by the engine)"""
+    node_name = "PreluKernelBackwardBackward0"
+    _elementwise = 2
+
+    @staticmethod
+    def forward(ctx, grad, x):
+        ctx.save_for_backward(grad, x)
+        return np.where(x > 0, np.zeros((), grad.dtype), grad * x).astype(grad.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, x = ctx.saved_tensors
+        keep = x >= 0
+        need = ctx.needs_input_grad
+        ggrad = where(keep, 0.0, gg * x) if need[0] else None
+        gx = where(keep, 0.0, grad * gg) if need[1] else None
+        return ggrad, gx
 
 
 def prelu(input, weight):
@@ -740,7 +861,7 @@ class RreluWithNoise(ArrayFunction):
     """training: out = x * r for x <= 0, r ~ U(lower, upper) per element (the noise), x elsewhere;
     dx = grad * noise.   eval: leaky_relu with slope (lower + upper) / 2"""
     node_name = "RreluWithNoiseBackward0"
-    _elementwise = 1
+    _result_format = "contiguous_format"   # ATen's rrelu_with_noise allocates its result contiguous (no TensorIterator layout)
 
     @staticmethod
     def forward(ctx, x, lower, upper, training, generator):

@@ -38,7 +38,7 @@ import warnings
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..._layout import suggested_format, in_format
+from ..._layout import suggested_format, in_format, conv_result
 
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
@@ -255,8 +255,7 @@ class Convolution(ArrayFunction):
             out, cols = _conv_forward(x, w, g)
         if b is not None:
             out += b.reshape((-1,) + (1,) * len(g.k))
-        fmt = suggested_format(x)   # a channels-last input or weight gives a channels-last result
-        out = in_format(out, fmt if fmt != "contiguous_format" else suggested_format(w))
+        out = conv_result(out, x, w)   # a channels-last input or weight gives a channels-last result
         ctx.save_for_backward(x, w)
         need = ctx.needs_input_grad
         if need:                                   # recording (never store arrays on the shared no-graph ctx)

@@ -23,7 +23,7 @@ from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...autograd.grad_mode import _state
 from ...ops._util import promote, to_float, _type_word, shape_str, broadcast_shapes_or_raise, result_np_dtype
-from ..._dtype import is_float_np
+from ..._dtype import is_float_np, to_opmath
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss",
@@ -303,8 +303,7 @@ class SmoothL1Loss(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        gx = ((x - y) / ctx.beta).clamp(-1, 1) * (grad * _norm_factor(ctx))
-        return (gx if ctx.needs_input_grad[0] else None), (-gx if ctx.needs_input_grad[1] else None), None, None
+        return _clamped_loss_grads(ctx, _SmoothL1LossBackward, grad, x, y, ctx.beta, 1.0 / ctx.beta)
 
 
 class HuberLoss(ArrayFunction):
@@ -325,8 +324,64 @@ class HuberLoss(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        gx = (x - y).clamp(-ctx.delta, ctx.delta) * (grad * _norm_factor(ctx))
-        return (gx if ctx.needs_input_grad[0] else None), (-gx if ctx.needs_input_grad[1] else None), None, None
+        return _clamped_loss_grads(ctx, _HuberLossBackward, grad, x, y, ctx.delta, 1.0)
+
+
+def _clamped_loss_grads(ctx, node, grad, x, y, limit, scale):
+    """The (x, target) gradients of huber/smooth_l1: PyTorch computes the target's with the same backward
+    node, its arguments swapped (clamp(y - x) = -clamp(x - y))."""
+    need = ctx.needs_input_grad
+    args = (ctx.reduction, limit, scale, ctx.numel)
+    gx = node.apply(grad, x, y, *args) if need[0] else None
+    gy = node.apply(grad, y, x, *args) if need[1] else None
+    return gx, gy, None, None
+
+
+class _ClampedLossBackward(ArrayFunction):
+    """The backward of huber (limit = delta, scale = 1) and smooth_l1 (limit = beta, scale = 1 / beta):
+    out = clamp(x - y, -limit, limit) * scale * grad  (/ numel for 'mean').
+
+    One node, as in PyTorch, so that double backward uses PyTorch's formula: d out / dx = -d out / dy =
+    gg * grad * (|x - y| < limit) * scale, a product (NaN times the 0 outside stays NaN) where a
+    composite ``clamp`` would mask it to 0."""
+
+    @staticmethod
+    def forward(ctx, grad, x, y, reduction, limit, scale, numel):
+        ctx.save_for_backward(grad, x, y)
+        ctx.reduction, ctx.limit, ctx.scale, ctx.numel = reduction, limit, scale, numel
+        a, b = promote(x, y)
+        with np.errstate(invalid="ignore"):
+            out = np.clip(to_opmath(a) - to_opmath(b), -limit, limit) * scale * (to_opmath(grad) * _norm_factor(ctx))
+        return np.asarray(out).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, x, y = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        args = (ctx.reduction, ctx.limit, ctx.scale, ctx.numel)
+        g_grad = gx = gy = None
+        if need[0]:  # out is linear in grad: the same node, applied to gg (summed when grad was a reduced loss's)
+            if ctx.reduction == "none":
+                g_grad = ctx._function.apply(gg, x, y, *args)
+            else:
+                g_grad = (ctx._function.apply(pedatorch.ones_like(grad), x, y, *args) * gg).sum()
+        if need[1] or need[2]:
+            d = gg * grad * ((x - y).abs() < ctx.limit)
+            if ctx.scale != 1.0:
+                d = d / ctx.limit
+            if ctx.reduction == "mean":
+                d = d / ctx.numel
+            gx = d if need[1] else None
+            gy = -d if need[2] else None
+        return g_grad, gx, gy, None, None, None, None
+
+
+class _HuberLossBackward(_ClampedLossBackward):
+    node_name = "HuberLossBackwardBackward0"
+
+
+class _SmoothL1LossBackward(_ClampedLossBackward):
+    node_name = "SmoothL1LossBackwardBackward0"
 
 
 def _weighted(elementwise, weight, input, reduction):
@@ -456,11 +511,13 @@ class NllLoss(ArrayFunction):
                 vals = np.where(ctx.valid, vals * (dt.type(1) / ctx.total.astype(dt)), 0).astype(dt)
         coef = np.zeros(ctx.shape, dt)
         np.put_along_axis(coef, ctx.tc[:, None], vals[:, None], axis=1)
+        hit = np.zeros(ctx.shape, bool)  # the entries the gradient is written to (valid targets)
+        np.put_along_axis(hit, ctx.tc[:, None], ctx.valid[:, None], axis=1)
         if ctx.one:
-            coef = coef[0]
+            coef, hit = coef[0], hit[0]
         x, = ctx.saved_tensors
         per_item = not ctx.one and ctx.reduction == "none"
-        return ctx._function._backward_fn.apply(grad, x, coef, per_item), None, None, None, None
+        return ctx._function._backward_fn.apply(grad, x, coef, per_item, hit), None, None, None, None
 
 
 class NllLossBackward(ArrayFunction):
@@ -469,18 +526,21 @@ class NllLossBackward(ArrayFunction):
     node_name = "NllLossBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, x, coef, per_item):
-        ctx.coef, ctx.per_item = coef, per_item
-        return coef * (np.expand_dims(grad, 1) if per_item else grad)
+    def forward(ctx, grad, x, coef, per_item, hit):
+        ctx.coef, ctx.per_item, ctx.hit = coef, per_item, hit
+        # written at the targets only (a select, not coef * grad: a NaN or inf grad leaves the other
+        # entries 0, as PyTorch's kernel, which writes into zeros)
+        with np.errstate(invalid="ignore"):
+            return np.where(hit, coef * (np.expand_dims(grad, 1) if per_item else grad), np.zeros((), coef.dtype))
 
     @staticmethod
     def backward(ctx, gg):
         g = None
         if ctx.needs_input_grad[0]:
-            prod = gg * _make(ctx.coef)
+            prod = pedatorch.where(_make(ctx.hit), gg * _make(ctx.coef), 0.0)  # (nll_loss of gg: read at the targets)
             g = prod.sum(1) if ctx.per_item else prod.sum()
         gx = pedatorch.zeros_like(gg) if ctx.needs_input_grad[1] else None
-        return g, gx, None, None
+        return g, gx, None, None, None
 
 
 class NllLoss2DBackward(NllLossBackward):
@@ -934,7 +994,8 @@ class SoftMarginLoss(ArrayFunction):
                                f"{shape_str(shape)}")
         with np.errstate(over="ignore", invalid="ignore"):
             z = (-x * y).astype(x.dtype)
-            out = np.log(np.exp(z) + 1).astype(x.dtype)
+            # PyTorch's neg, mul, exp_, log1p_: log1p keeps the tiny losses that log(1 + e) rounds to 0
+            out = np.log1p(np.exp(z)).astype(x.dtype)
         ctx.save_for_backward(x, y)
         ctx.reduction, ctx.numel = reduction, x.size
         return _reduce_array(out, reduction)

@@ -24,8 +24,8 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...autograd.grad_mode import _state, no_grad
-from ...ops._util import shape_str, check_kernel_dtype
-from ..._dtype import to_opmath
+from ...ops._util import shape_str, check_kernel_dtype, _type_word
+from ..._dtype import to_opmath, opmath_np, is_inexact_np
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm",
            "normalize"]
@@ -41,6 +41,17 @@ def _recomputed_stats(x, axes, eps):
     mean = x.mean(axes, keepdim=True)
     d = x - mean
     return mean, ((d * d).mean(axes, keepdim=True) + eps).rsqrt()
+
+
+def _backward_stats(x, axes, eps):
+    """(x, mean, rstd) for the recorded backward.  float16/bfloat16 work in float32, with mean and rstd
+    rounded to the input's dtype as PyTorch's saved statistics are (see ``_saved_stats``); the rounding is
+    added as a constant, so the derivative is still that of the exact statistics."""
+    if opmath_np(x._data.dtype) == x._data.dtype:
+        return (x,) + _recomputed_stats(x, axes, eps)
+    x32 = x.float()
+    mean, rstd = _recomputed_stats(x32, axes, eps)
+    return (x32,) + tuple(s + (s.detach().to(x.dtype).float() - s.detach()) for s in (mean, rstd))
 
 
 def _normalized_grad(gw, xhat, rstd, axes):
@@ -63,6 +74,17 @@ def _normalized_grad_np(gw, xhat, rstd, axes, n):
 def _rows_dot(a, b):
     """sum(a * b) over the last axis of two (R, n) arrays."""
     return np.einsum("ij,ij->i", a, b)
+
+
+def _saved_stats(x_in, x, mean, rstd, xhat):
+    """The (xhat, rstd) a backward kernel uses.  For float16/bfloat16 PyTorch saves mean and rstd in the
+    input's dtype, and its backward works from those rounded values: its xhat no longer has exactly zero
+    mean and unit variance, so its gradient is off by a rounding error that can be large where the exact
+    terms cancel.  Recomputing xhat from the rounded statistics gives the same numbers."""
+    if x_in.dtype == x.dtype:
+        return xhat, rstd
+    mean, rstd = (a.astype(x_in.dtype).astype(x.dtype) for a in (mean, rstd))
+    return (x - mean) * rstd, rstd
 
 
 def _wrap(arr):
@@ -172,6 +194,33 @@ def _check_features(name, num_features, t):
         raise RuntimeError(f"{name} should contain {num_features} elements not {t.numel()}")
 
 
+def _check_batch_norm_dtype(input, training, params):
+    """PyTorch's CPU kernel computes training statistics of a non-contiguous input (in its suggested
+    memory format) with ``at::mean``, before any kernel is chosen by dtype: an integer or bool input then
+    fails in mean() (unless a parameter of another dtype sends it down the mixed-dtype path)."""
+    x = input._data
+    given = [p._data.dtype for p in params if p is not None]
+    mixed = bool(given) and given[0] != x.dtype  # (PyTorch looks at the first parameter given)
+    if is_inexact_np(x.dtype) and mixed:
+        # PyTorch's mixed-dtype path: only a float16/bfloat16 input with float32 parameters
+        if any(dt != np.float32 for dt in given):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if x.dtype.itemsize != 2:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    elif is_inexact_np(x.dtype):
+        for dt in given:
+            if dt != x.dtype:
+                raise RuntimeError(f"expected scalar type {_type_word(x.dtype)} but found {_type_word(dt)}")
+    if not training or is_inexact_np(x.dtype) or mixed:
+        return
+    from ..._layout import suggested_format
+    if x.flags.c_contiguous or suggested_format(x) != "contiguous_format":
+        return
+    from ...ops.reduction import _dtype_word
+    raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                       f"complex dtype. Got: {_dtype_word(x.dtype)}")
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-5):
     """Batch normalization over (N, C, *): statistics per channel C (see ``NativeBatchNorm``)."""
@@ -182,6 +231,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     if input._data.size:  # (an empty input is returned before PyTorch dispatches on its dtype)
+        _check_batch_norm_dtype(input, training, (weight, bias, running_mean, running_var))
         check_kernel_dtype("batch_norm", input._data.dtype, "f")
     num_features = input.shape[1] if input.dim() > 1 else 0
     if running_mean is not None:
@@ -266,13 +316,14 @@ class NativeLayerNorm(ArrayFunction):
         var = _rows_dot(xhat, xhat)[:, None] / n if n else mean
         rstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
         xhat *= rstd
+        saved_xhat, saved_rstd = _saved_stats(x_in, x2, mean, rstd, xhat)
         xhat = xhat.reshape(x.shape)
-        rstd = rstd.reshape(x.shape[:x.ndim - k] + (1,) * k)
+        stat_shape = x.shape[:x.ndim - k] + (1,) * k
         out = xhat * w if w is not None else xhat.copy()
         if b is not None:
             out += b
         ctx.axes, ctx.eps, ctx.lead = axes, eps, tuple(range(x.ndim - k))
-        ctx.save_for_backward(x_in, w, xhat, rstd)
+        ctx.save_for_backward(x_in, w, saved_xhat.reshape(x.shape), saved_rstd.reshape(stat_shape))
         return out.astype(out_dtype, copy=False)
 
     @staticmethod
@@ -282,16 +333,17 @@ class NativeLayerNorm(ArrayFunction):
         if not _state.enabled:
             return NativeLayerNorm._backward_np(grad._data, xhat._data, rstd._data,
                                                 None if w is None else w._data, need, len(ctx.axes))
-        mean, rstd = _recomputed_stats(x, ctx.axes, ctx.eps)
-        xhat = (x - mean) * rstd
+        x32, mean, rstd = _backward_stats(x, ctx.axes, ctx.eps)
+        xhat = (x32 - mean) * rstd
+        grad, w = grad.to(x32.dtype), None if w is None else w.to(x32.dtype)  # float16/bfloat16 in float32
         gx = gw = gb = None
         if need[0]:
             g = grad * w if w is not None else grad
-            gx = _normalized_grad(g, xhat, rstd, ctx.axes)
+            gx = _normalized_grad(g, xhat, rstd, ctx.axes).to(x.dtype)
         if need[2]:
-            gw = (grad * xhat).sum(ctx.lead) if ctx.lead else grad * xhat
+            gw = ((grad * xhat).sum(ctx.lead) if ctx.lead else grad * xhat).to(x.dtype)
         if need[3]:
-            gb = grad.sum(ctx.lead) if ctx.lead else grad
+            gb = (grad.sum(ctx.lead) if ctx.lead else grad).to(x.dtype)
         return gx, None, gw, gb, None
 
     @staticmethod
@@ -388,40 +440,65 @@ class NativeGroupNorm(ArrayFunction):
         out_dtype = x.dtype
         x_in, x, w, b = x, to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
         N, C = x.shape[0], x.shape[1]
-        xg = x.reshape(N, G, -1)
-        mean = np.mean(xg, axis=2, keepdims=True)
-        d = xg - mean
-        var = np.mean(np.square(d), axis=2, keepdims=True)
+        xg = x.reshape(N, G, x.size // (N * G) if N else 0)  # (not -1: numpy cannot infer it when N is 0)
+        # the mean accumulated in double: PyTorch's Welford moments give exactly x for a constant group,
+        # where numpy's float32 sum / n can be an ulp off (and x - mean then is not 0)
+        if xg.size == 0:  # (no element to normalize: statistics of nothing, without numpy's warnings)
+            mean = var = np.zeros((N, G, 1), x.dtype)
+            d = xg
+        else:
+            mean = np.mean(xg, axis=2, keepdims=True, dtype=np.float64).astype(x.dtype)
+            d = xg - mean
+            var = np.mean(np.square(d), axis=2, keepdims=True)
         rstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
-        xhat = (d * rstd).reshape(x.shape)
+        xhat = d * rstd
+        saved_xhat, saved_rstd = _saved_stats(x_in, xg, mean, rstd, xhat)
+        xhat = xhat.reshape(x.shape)
         bshape = (1, C) + (1,) * (x.ndim - 2)
         out = xhat * w.reshape(bshape) if w is not None else xhat.copy()
         if b is not None:
             out += b.reshape(bshape)
         ctx.G, ctx.eps, ctx.bshape = G, eps, bshape
         ctx.axes = (0,) + tuple(range(2, x.ndim))
-        ctx.save_for_backward(x_in, w, xhat, rstd)
+        ctx.save_for_backward(x_in, w, saved_xhat.reshape(x.shape), saved_rstd)
         return out.astype(out_dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
         x, w, xhat, rstd = ctx.saved_tensors
         need = ctx.needs_input_grad
-        shape = x.shape
-        N, G = shape[0], ctx.G
         if not _state.enabled:
             return NativeGroupNorm._backward_np(grad._data, xhat._data, rstd._data, None if w is None else w._data,
-                                                need, G)
-        mean, rstd = _recomputed_stats(x.reshape(N, G, -1), (2,), ctx.eps)
-        xhat = ((x.reshape(N, G, -1) - mean) * rstd).reshape(shape)
+                                                need, ctx.G)
+        return NativeGroupNorm._recorded_backward(ctx, grad, x, w, need)
+
+    @staticmethod
+    def _recorded_backward(ctx, grad, x, w, need):
+        """PyTorch's infinitely_differentiable_native_group_norm_backward, op for op (it rounds after each op
+        in float16/bfloat16), with mean and rstd recomputed as functions of x (values as PyTorch saved them):
+        dx = a dY + b X + c per (sample, group), the expanded form of rstd * (gw - E[gw] - xhat E[gw xhat])."""
+        shape = x.shape
+        N, C, G = shape[0], shape[1], ctx.G
+        D, HxW = C // G, int(np.prod(shape[2:]))
+        X = x.reshape(N, G, D, HxW)
+        s = 1.0 / (D * HxW) if D * HxW else float("inf")
+        _, mean, rstd = _backward_stats(X, (2, 3), ctx.eps)
+        mean, rstd = mean.to(x.dtype), rstd.to(x.dtype)
+        dY = grad.reshape(X.shape)
+        ds, db = (dY * X).sum(3, keepdim=True), dY.sum(3, keepdim=True)
+        gamma = None if w is None else w.reshape(1, G, D, 1)
         gx = gw = gb = None
         if need[0]:
-            g = grad * w.reshape(ctx.bshape) if w is not None else grad
-            gx = _normalized_grad(g.reshape(N, G, -1), xhat.reshape(N, G, -1), rstd, (2,)).reshape(shape)
+            a = rstd * gamma if gamma is not None else rstd
+            b = (ds * gamma if gamma is not None else ds).sum(2, keepdim=True)
+            c = (db * gamma if gamma is not None else db).sum(2, keepdim=True)
+            b = (c * mean - b) * (rstd * rstd * rstd) * s
+            c = -b * mean - c * rstd * s
+            gx = (a * dY + b * X + c).reshape(shape)
         if need[2]:
-            gw = (grad * xhat).sum(ctx.axes)
+            gw = ((ds - db * mean) * rstd).sum(0).reshape(C)
         if need[3]:
-            gb = grad.sum(ctx.axes)
+            gb = db.sum(0).reshape(C)
         return gx, None, gw, gb, None
 
     @staticmethod

@@ -23,7 +23,7 @@ import numbers
 import numpy as np
 
 from ..._layout import suggested_format, in_format
-from ..._tensor import Tensor
+from ..._tensor import Tensor, contiguous_format
 from ...autograd.function import ArrayFunction
 from ...ops._util import shape_str, _type_word
 from ..._dtype import is_float_np, is_inexact_np
@@ -646,9 +646,13 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if return_indices:
         return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
-    if input._data.dtype == np.bool_:
-        raise NotImplementedError("\"max_pool1d_impl\" not implemented for 'Bool'")
-    return _max_pool1d_2d(input, kernel_size, stride, padding, dilation, ceil_mode, False)
+    if not is_float_np(input._data.dtype):  # (the kernel without indices is float-only; with them, any but bool)
+        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{_type_word(input._data.dtype)}'")
+    r = _max_pool1d_2d(input, kernel_size, stride, padding, dilation, ceil_mode, False)
+    if input.requires_grad:
+        return r
+    # no gradient needed: PyTorch's own 1-d kernel (max_pool1d_impl), a new contiguous tensor, not a view
+    return r.clone(memory_format=contiguous_format)
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -691,9 +695,9 @@ def _avg_pool_nd(dims, input, kernel_size, stride, padding, ceil_mode, count_inc
                            f"input, but got:{shape_str(input.shape)}")
     _pool_shape_check(input, dims, k, s, p, [1] * dims, outsp)
     x = input._data
-    if x.dtype.kind == "b":
-        raise NotImplementedError("\"avg_pool2d\" not implemented for 'Bool'" if dims == 2 else
-                                  "\"avg_pool3d_out_frame\" not implemented for 'Bool'")
+    if x.dtype.kind in "biu" and x.dtype != np.int64:  # (of the integer types the kernel has only Long)
+        kernel = "avg_pool2d" if dims == 2 else "avg_pool3d_out_frame"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_word(x.dtype)}'")
     g = _Pool(tuple(k), tuple(s), tuple(p), (1,) * dims, insp, outsp)
     div = _avg_divisor(g, ceil_mode, count_include_pad, divisor_override, x.dtype)
     return (AvgPool2d if dims == 2 else AvgPool3d).apply(input, g, div)

@@ -47,7 +47,7 @@ class EmbeddingDenseBackward(ArrayFunction):
     def forward(ctx, g, idx, num_weights, padding_idx, scale_grad_by_freq):
         D = g.shape[-1]
         flat = idx.reshape(-1).astype(np.int64, copy=False)
-        rows = g.reshape(-1, D)
+        rows = g.reshape(flat.size, D)  # (not -1: numpy cannot infer it when D is 0)
         scale = None
         if scale_grad_by_freq:
             counts = np.bincount(flat, minlength=num_weights)

@@ -41,6 +41,7 @@ import weakref
 import numpy as np
 
 from ..._tensor import Tensor
+from ...backend import namespace, to_host
 from ... import _dtype as D
 from ...autograd.function import ArrayFunction
 from ...autograd.grad_mode import _state
@@ -69,26 +70,27 @@ def apply_permutation(tensor, permutation, dim=1):
 
 def _sigmoid(x, out):
     """out <- 1 / (1 + exp(-x))  (``out`` may be ``x``)."""
-    np.negative(x, out=out)
-    np.exp(out, out=out)
+    xp = namespace(x)
+    xp.negative(x, out=out)
+    xp.exp(out, out=out)
     out += 1
-    np.reciprocal(out, out=out)
+    xp.reciprocal(out, out=out)
     return out
 
 
 _pool = threading.local()
 
 
-def _scratch(name, shape, dtype):
+def _scratch(xp, name, shape, dtype):
     """A reusable work array for one backward call (it never leaves it).  Fresh large arrays cost a page
     fault per 4 KiB page on first touch; reusing them keeps the time loop's cost in the arithmetic."""
     d = getattr(_pool, "arrays", None)
     if d is None:
         d = _pool.arrays = {}
-    key = (name, shape, dtype)
+    key = (name, shape, dtype, xp)
     a = d.get(key)
     if a is None:
-        a = np.empty(shape, dtype)
+        a = xp.empty(shape, dtype)
         if len(d) >= 48 or sum(v.nbytes for v in d.values()) + a.nbytes > _SCRATCH_BYTES:
             d.clear()
         if a.nbytes <= _SCRATCH_BYTES:
@@ -107,7 +109,7 @@ def _processing_order(steps, reverse):
 def _prev_index(steps, reverse, N, B):
     """Row r of a step started from state row j: the index of that state in ``concat([Y, init])``, Y holding
     every step's new state (the previous step's row j, or init's row j for a sequence that starts)."""
-    idx = np.empty(N, np.intp)
+    idx = np.empty(N, np.intp)   # (host indices, cached; _prev_rows moves them to the device)
     nb = 0 if reverse else B
     prev = None
     for start, n in _processing_order(steps, reverse):
@@ -123,19 +125,20 @@ def _prev_rows(Y, init, steps, reverse, name):
     """The state each row of Y was computed from (h_{t-1} for h_t): Y shifted by one step, init where a
     sequence starts."""
     N, B = Y.shape[0], init.shape[0]
-    buf = _scratch(name, Y.shape, Y.dtype)
+    xp = namespace(Y)
+    buf = _scratch(xp, name, Y.shape, Y.dtype)
     if all(n == B for _, n in steps):    # padded: a shift by one step
-        return np.concatenate([Y[B:], init] if reverse else [init, Y[:N - B]], out=buf)
-    both = np.concatenate([Y, init], out=_scratch(name + "+", (N + B,) + Y.shape[1:], Y.dtype))
-    return np.take(both, _prev_index(steps, reverse, N, B), axis=0, out=buf)
+        return xp.concatenate([Y[B:], init] if reverse else [init, Y[:N - B]], out=buf)
+    both = xp.concatenate([Y, init], out=_scratch(xp, name + "+", (N + B,) + Y.shape[1:], Y.dtype))
+    return xp.take(both, xp.asarray(_prev_index(steps, reverse, N, B)), axis=0, out=buf)
 
 
-def _lstm_scales(H, dt):
+def _lstm_scales(xp, H, dt):
     """sigmoid(x) = 0.5 + 0.5 tanh(x / 2): the gates i, f, o are scaled by 0.5 (exactly: a power of two)
     so that one tanh of all four gates gives every activation."""
-    s = np.full(4 * H, 0.5, dt)
+    s = xp.full(4 * H, 0.5, dt)
     s[2 * H:3 * H] = 1
-    shift = np.full(4 * H, 0.5, dt)
+    shift = xp.full(4 * H, 0.5, dt)
     shift[2 * H:3 * H] = 0
     return s, shift
 
@@ -144,37 +147,38 @@ def _layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, steps, reverse
     """The recurrence on arrays.  ``x``: (N, I) layer inputs, rows grouped by step: ``steps[t] = (start, n)``
     is step t's block of rows.  Returns out (N, Hh), h_n, c_n and what backward needs (``keep``)."""
     N, dt = x.shape[0], x.dtype
+    xp = namespace(x)
     Hh = w_hh.shape[1]                          # the size of h (proj_size or hidden_size)
     H = c0.shape[1] if mode == "LSTM" else Hh   # hidden_size
     G = w_hh.shape[0]
-    out = np.empty((N, Hh), dt)
-    hn = np.empty_like(h0)
-    cn = np.empty_like(c0) if mode == "LSTM" else None
+    out = xp.empty((N, Hh), dt)
+    hn = xp.empty_like(h0)
+    cn = xp.empty_like(c0) if mode == "LSTM" else None
     cache = {"out": out}
     if mode == "LSTM":
-        s, shift = _lstm_scales(H, dt)
+        s, shift = _lstm_scales(xp, H, dt)
         # T: the gate pre-activations (i, f, o halved), then their tanh, one row block per step
-        T_all = np.matmul(x, (w_ih * s[:, None]).T)
+        T_all = xp.matmul(x, (w_ih * s[:, None]).T)
         if b_ih is not None:
             T_all += (b_ih + b_hh) * s
-        whT = np.ascontiguousarray((w_hh * s[:, None]).T)
-        whrT = np.ascontiguousarray(w_hr.T) if w_hr is not None else None
+        whT = xp.ascontiguousarray((w_hh * s[:, None]).T)
+        whrT = xp.ascontiguousarray(w_hr.T) if w_hr is not None else None
         if keep:
             cache["T"] = T_all
-            cache["c"] = c_all = np.empty((N, H), dt)       # c_t
+            cache["c"] = c_all = xp.empty((N, H), dt)       # c_t
     elif mode == "GRU":
         # the input projections, overwritten step by step with the gates r, z, n
-        acts = np.matmul(x, w_ih.T)
+        acts = xp.matmul(x, w_ih.T)
         if b_ih is not None:
             acts += b_ih
-        whT = np.ascontiguousarray(w_hh.T)
-        gh_all = np.empty((N, G), dt) if keep else None     # h_{t-1} W_hh^T + b_hh
+        whT = xp.ascontiguousarray(w_hh.T)
+        gh_all = xp.empty((N, G), dt) if keep else None     # h_{t-1} W_hh^T + b_hh
         cache["acts"], cache["gh"] = acts, gh_all
     else:
-        np.matmul(x, w_ih.T, out=out)                       # the pre-activations, then h_t, in place
+        xp.matmul(x, w_ih.T, out=out)                       # the pre-activations, then h_t, in place
         if b_ih is not None:
             out += b_ih + b_hh
-        whT = np.ascontiguousarray(w_hh.T)
+        whT = xp.ascontiguousarray(w_hh.T)
     h = h0[:0] if reverse else h0
     c = (c0[:0] if reverse else c0) if mode == "LSTM" else None
     n_prev = h.shape[0]
@@ -187,30 +191,30 @@ def _layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, steps, reverse
                     cn[n:n_prev] = c[n:]
                     c = c[:n]
             elif n > n_prev:    # sequences that start (reverse direction): their initial state
-                h = np.concatenate([h, h0[n_prev:n]])
+                h = xp.concatenate([h, h0[n_prev:n]])
                 if c is not None:
-                    c = np.concatenate([c, c0[n_prev:n]])
+                    c = xp.concatenate([c, c0[n_prev:n]])
             n_prev = n
             sl = slice(start, start + n)
             hnew = out[sl]
             if mode == "LSTM":
                 Tt = T_all[sl]
                 Tt += h @ whT
-                np.tanh(Tt, out=Tt)
+                xp.tanh(Tt, out=Tt)
                 a = Tt * s
                 a += shift                                   # i, f, o = sigmoid; g = tanh
-                cnew = c_all[sl] if keep else np.empty((n, H), dt)
-                np.multiply(a[:, H:2 * H], c, out=cnew)
+                cnew = c_all[sl] if keep else xp.empty((n, H), dt)
+                xp.multiply(a[:, H:2 * H], c, out=cnew)
                 cnew += a[:, :H] * a[:, 2 * H:3 * H]
-                t = np.tanh(cnew)
+                t = xp.tanh(cnew)
                 if whrT is not None:
-                    np.matmul(a[:, 3 * H:] * t, whrT, out=hnew)
+                    xp.matmul(a[:, 3 * H:] * t, whrT, out=hnew)
                 else:
-                    np.multiply(a[:, 3 * H:], t, out=hnew)
+                    xp.multiply(a[:, 3 * H:], t, out=hnew)
                 c = cnew
             elif mode == "GRU":
-                gh = gh_all[sl] if keep else np.empty((n, G), dt)
-                np.matmul(h, whT, out=gh)
+                gh = gh_all[sl] if keep else xp.empty((n, G), dt)
+                xp.matmul(h, whT, out=gh)
                 if b_hh is not None:
                     gh += b_hh
                 a = acts[sl]
@@ -219,16 +223,16 @@ def _layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, steps, reverse
                 _sigmoid(rz, rz)
                 nn = a[:, 2 * H:]
                 nn += a[:, :H] * gh[:, 2 * H:]
-                np.tanh(nn, out=nn)
-                np.subtract(h, nn, out=hnew)
+                xp.tanh(nn, out=nn)
+                xp.subtract(h, nn, out=hnew)
                 hnew *= a[:, H:2 * H]
                 hnew += nn
             else:
                 hnew += h @ whT
                 if mode == "RNN_TANH":
-                    np.tanh(hnew, out=hnew)
+                    xp.tanh(hnew, out=hnew)
                 else:
-                    np.maximum(hnew, 0, out=hnew)
+                    xp.maximum(hnew, 0, out=hnew)
             h = hnew
     hn[:n_prev] = h
     if c is not None:
@@ -241,14 +245,15 @@ def _layer_backward(mode, cache, gout, ghn, gcn, h0, c0, w_hh, w_hr, steps, reve
     side, dgh: hidden side; they differ for the GRU's n gate), of h0 and c0, of the projections (dH), and
     the matrices the weight gradients need: h_{t-1} (hp) and o * tanh(c) (M)."""
     out = cache["out"]
+    xp = namespace(out)
     N, Hh = out.shape
     G = w_hh.shape[0]
     H = c0.shape[1] if mode == "LSTM" else Hh
     dt = out.dtype
-    dx = _scratch("dx", (N, G), dt)
-    dgh = _scratch("dgh", (N, G), dt) if mode == "GRU" else dx
-    dh0 = np.zeros_like(h0)
-    dc0 = np.zeros_like(c0) if mode == "LSTM" else None
+    dx = _scratch(xp, "dx", (N, G), dt)
+    dgh = _scratch(xp, "dgh", (N, G), dt) if mode == "GRU" else dx
+    dh0 = xp.zeros_like(h0)
+    dc0 = xp.zeros_like(c0) if mode == "LSTM" else None
     order = _processing_order(steps, reverse)
     n_init = 0 if reverse else h0.shape[0]
     n_before = [n_init] + [n for _, n in order[:-1]]
@@ -259,45 +264,45 @@ def _layer_backward(mode, cache, gout, ghn, gcn, h0, c0, w_hh, w_hr, steps, reve
     dH = M = None
     with np.errstate(over="ignore"):
         if mode == "LSTM":
-            s, shift = _lstm_scales(H, dt)
+            s, shift = _lstm_scales(xp, H, dt)
             T, c_all = cache["T"], cache["c"]
-            A = np.multiply(T, s, out=_scratch("A", (N, G), dt))
+            A = xp.multiply(T, s, out=_scratch(xp, "A", (N, G), dt))
             A += shift                                      # the gate values
-            Dv = np.multiply(T, T, out=_scratch("D", (N, G), dt))
-            np.subtract(1, Dv, out=Dv)
+            Dv = xp.multiply(T, T, out=_scratch(xp, "D", (N, G), dt))
+            xp.subtract(1, Dv, out=Dv)
             Dv *= s * s                                     # tanh' = 1 - tanh^2; sigmoid' = (1 - T^2) / 4
-            tc = np.tanh(c_all, out=_scratch("tc", (N, H), dt))
-            P = _scratch("P", (N, G), dt)                   # d pre-activation = [dc, dc, dc, dm] * P
-            np.multiply(A[:, 2 * H:3 * H], Dv[:, :H], out=P[:, :H])
-            np.multiply(_prev_rows(c_all, c0, steps, reverse, "cp"), Dv[:, H:2 * H], out=P[:, H:2 * H])
-            np.multiply(A[:, :H], Dv[:, 2 * H:3 * H], out=P[:, 2 * H:3 * H])
-            np.multiply(tc, Dv[:, 3 * H:], out=P[:, 3 * H:])
-            O = np.multiply(tc, tc, out=_scratch("O", (N, H), dt))
-            np.subtract(1, O, out=O)
+            tc = xp.tanh(c_all, out=_scratch(xp, "tc", (N, H), dt))
+            P = _scratch(xp, "P", (N, G), dt)                   # d pre-activation = [dc, dc, dc, dm] * P
+            xp.multiply(A[:, 2 * H:3 * H], Dv[:, :H], out=P[:, :H])
+            xp.multiply(_prev_rows(c_all, c0, steps, reverse, "cp"), Dv[:, H:2 * H], out=P[:, H:2 * H])
+            xp.multiply(A[:, :H], Dv[:, 2 * H:3 * H], out=P[:, 2 * H:3 * H])
+            xp.multiply(tc, Dv[:, 3 * H:], out=P[:, 3 * H:])
+            O = xp.multiply(tc, tc, out=_scratch(xp, "O", (N, H), dt))
+            xp.subtract(1, O, out=O)
             O *= A[:, 3 * H:]                                # dc_t += dm_t * o_t (1 - tanh^2(c_t))
             Fg = A[:, H:2 * H]
             P3, dx3 = P.reshape(N, 4, H), dx.reshape(N, 4, H)
             if w_hr is not None:
-                dH = _scratch("dH", (N, Hh), dt)
-                M = np.multiply(A[:, 3 * H:], tc, out=_scratch("M", (N, H), dt))   # o * tanh(c), projected
+                dH = _scratch(xp, "dH", (N, Hh), dt)
+                M = xp.multiply(A[:, 3 * H:], tc, out=_scratch(xp, "M", (N, H), dt))   # o * tanh(c), projected
         elif mode == "GRU":
             acts, gh = cache["acts"], cache["gh"]
             r, z, nn = acts[:, :H], acts[:, H:2 * H], acts[:, 2 * H:]
-            Dn = np.subtract(1, z, out=_scratch("Dn", (N, H), dt))
+            Dn = xp.subtract(1, z, out=_scratch(xp, "Dn", (N, H), dt))
             Dn *= 1 - nn * nn                               # d h_t / d (pre-activation of n)
-            Qr = np.subtract(1, r, out=_scratch("Qr", (N, H), dt))
+            Qr = xp.subtract(1, r, out=_scratch(xp, "Qr", (N, H), dt))
             Qr *= r
             Qr *= gh[:, 2 * H:]                             # ... of r, through n
-            Qz = np.subtract(1, z, out=_scratch("Qz", (N, H), dt))
+            Qz = xp.subtract(1, z, out=_scratch(xp, "Qz", (N, H), dt))
             Qz *= z
             Qz *= hp - nn                                   # ... of z
         else:
-            deriv = _scratch("deriv", (N, Hh), dt)
+            deriv = _scratch(xp, "deriv", (N, Hh), dt)
             if mode == "RNN_TANH":
-                np.multiply(out, out, out=deriv)
-                np.subtract(1, deriv, out=deriv)
+                xp.multiply(out, out, out=deriv)
+                xp.subtract(1, deriv, out=deriv)
             else:
-                np.greater(out, 0, out=deriv)
+                xp.greater(out, 0, out=deriv)
         for k in range(len(order) - 1, -1, -1):
             start, n = order[k]
             sl = slice(start, start + n)
@@ -309,28 +314,28 @@ def _layer_backward(mode, cache, gout, ghn, gcn, h0, c0, w_hh, w_hr, steps, reve
                 else:
                     dm = dh
                 dc += dm * O[sl]
-                np.multiply(dc[:, None, :], P3[sl, :3], out=dx3[sl, :3])   # di, df, dg
-                np.multiply(dm, P3[sl, 3], out=dx3[sl, 3])                  # do
-                np.multiply(dc, Fg[sl], out=dc)                              # d c_{t-1}
+                xp.multiply(dc[:, None, :], P3[sl, :3], out=dx3[sl, :3])   # di, df, dg
+                xp.multiply(dm, P3[sl, 3], out=dx3[sl, 3])                  # do
+                xp.multiply(dc, Fg[sl], out=dc)                              # d c_{t-1}
                 dh = dx[sl] @ w_hh
             elif mode == "GRU":
                 dxs, dghs = dx[sl], dgh[sl]
                 dan = dxs[:, 2 * H:]
-                np.multiply(dh, Dn[sl], out=dan)
-                np.multiply(dan, r[sl], out=dghs[:, 2 * H:])
-                np.multiply(dan, Qr[sl], out=dxs[:, :H])
-                np.multiply(dh, Qz[sl], out=dxs[:, H:2 * H])
+                xp.multiply(dh, Dn[sl], out=dan)
+                xp.multiply(dan, r[sl], out=dghs[:, 2 * H:])
+                xp.multiply(dan, Qr[sl], out=dxs[:, :H])
+                xp.multiply(dh, Qz[sl], out=dxs[:, H:2 * H])
                 dghs[:, :2 * H] = dxs[:, :2 * H]
                 dh = dh * z[sl]
                 dh += dghs @ w_hh
             else:
-                np.multiply(dh, deriv[sl], out=dx[sl])
+                xp.multiply(dh, deriv[sl], out=dx[sl])
                 dh = dx[sl] @ w_hh
             nb = n_before[k]
             if n < nb:      # rows n..nb left the state before this step: their final-state gradient joins
-                dh = np.concatenate([dh, ghn[n:nb]])
+                dh = xp.concatenate([dh, ghn[n:nb]])
                 if dc is not None:
-                    dc = np.concatenate([dc, gcn[n:nb]])
+                    dc = xp.concatenate([dc, gcn[n:nb]])
             elif n > nb:    # rows nb..n joined from h0 before this step
                 dh0[nb:n] = dh[nb:]
                 dh = dh[:nb]
@@ -346,9 +351,9 @@ def _layer_backward(mode, cache, gout, ghn, gcn, h0, c0, w_hh, w_hr, steps, reve
 def _layer_reference(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, steps, reverse):
     """The same recurrence in Tensor ops (differentiable: used when the backward itself is recorded)."""
     x2 = x.reshape(-1, x.shape[-1])
-    xp = x2.matmul(w_ih.t())
+    xproj = x2.matmul(w_ih.t())
     if b_ih is not None:
-        xp = xp + b_ih
+        xproj = xproj + b_ih
     H = c0.shape[1] if mode == "LSTM" else w_hh.shape[1]
     outs = [None] * len(steps)
     h_parts, c_parts = [], []
@@ -369,7 +374,7 @@ def _layer_reference(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, steps, rever
             if c is not None:
                 c = cat([c, c0[n_prev:n]])
         n_prev = n
-        xs = xp[start:start + n]
+        xs = xproj[start:start + n]
         gh = h.matmul(w_hh.t())
         if b_hh is not None:
             gh = gh + b_hh
@@ -478,7 +483,7 @@ def _rnn_impl(mode, input, batch_sizes, hx, cx, weights, has_biases, num_layers,
         input = input.transpose(0, 1)
     num_dir = 2 if bidirectional else 1
     if packed:
-        bs = [int(b) for b in np.asarray(batch_sizes._data)]
+        bs = [int(b) for b in to_host(batch_sizes._data)]   # (the step sizes steer the loop: host ints)
         starts = np.concatenate([[0], np.cumsum(bs)[:-1]]).astype(int).tolist()
         steps = tuple(zip(starts, bs))
         cls = _RNNLayerPacked

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...autograd.function import ArrayFunction
-from ..._device import array_module
+from ...backend import namespace
 from ..._tensor import Tensor
 
 __all__ = [
@@ -216,7 +216,7 @@ class PackPaddedSequence(ArrayFunction):
         t_idx, b_idx = _packed_positions(batch_sizes, xt.shape[0])  # steps past T have no rows (as torch)
         ctx.in_shape, ctx.batch_first = x.shape, batch_first
         ctx.t_idx, ctx.b_idx = t_idx, b_idx
-        xp = array_module(x)
+        xp = namespace(x)
         return xt[xp.asarray(t_idx), xp.asarray(b_idx)]
 
     @staticmethod

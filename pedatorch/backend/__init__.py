@@ -1,0 +1,175 @@
+"""The backend floor: the one place that names an array library.
+
+A tensor's values live in an array of some backend: a numpy array on the CPU, a cupy array on a CUDA
+device. An op does not name numpy for its arrays; it asks for the namespace of its inputs::
+
+    xp = namespace(a, b)          # numpy for CPU arrays, cupy for CUDA arrays
+    out = xp.exp(a) + b
+
+and a factory asks for the namespace of the device it allocates on (``device_namespace(dev)``), so one
+code path serves both devices. Where numpy and cupy differ, the answer lives here (``scatter_add``,
+``as_strided``, ``to_host``), so that no op needs an ``if cupy:``. dtype names and constants
+(``np.float32``, ``np.inf``) are the same objects in both libraries and may be used anywhere.
+
+cupy is imported when a CUDA device is first used. Tests can register a stand-in CUDA backend
+(``pedatorch.backend.standin``): numpy inside, but an array type that, like cupy's, refuses to mix
+with numpy arrays, so an op that still calls numpy on a device array fails loudly in CI, on machines
+without a GPU.
+"""
+import numpy as np
+
+__all__ = ["Backend", "CPU_BACKEND", "CPU_ARRAY", "namespace", "address", "storage_root", "device_namespace", "backend_of", "is_array", "cuda_backend",
+           "cuda_available", "register_cuda", "to_host", "scatter_add", "as_strided"]
+
+_SCALARS = (bool, int, float, complex, np.generic)
+
+
+class Backend:
+    """What one array library offers: its namespace ``xp``, its array type, and the operations that
+    differ between libraries. The CPU backend is numpy itself; see ``cupy_backend`` for the GPU."""
+
+    device_type = "cpu"
+
+    def __init__(self, name, xp, array_type):
+        self.name, self.xp, self.array_type = name, xp, array_type
+
+    def device_index(self, arr):
+        """Which device of this type holds ``arr`` (None for the CPU, which has no index)."""
+        return None
+
+    def device_count(self):
+        return 1
+
+    def to_host(self, arr):
+        """A numpy array with ``arr``'s values (``arr`` itself when it already is one)."""
+        return arr
+
+    def from_host(self, arr, index):
+        """``arr`` (a numpy array) copied onto device ``index`` of this backend."""
+        return arr
+
+    def scatter_add(self, target, index, values):
+        """``target[index] += values`` where repeated indices add up (numpy: ``np.add.at``)."""
+        np.add.at(target, index, values)
+
+    def as_strided(self, arr, shape, strides):
+        """A view of ``arr``'s memory with these shape and byte strides."""
+        return np.lib.stride_tricks.as_strided(arr, shape, strides)
+
+    def synchronize(self, index=None):
+        pass
+
+    def address(self, arr):
+        """The address of ``arr``'s first element in its device's memory."""
+        return arr.__array_interface__["data"][0]
+
+    def __repr__(self):
+        return f"<pedatorch backend {self.name}>"
+
+
+CPU_BACKEND = Backend("numpy", np, np.ndarray)
+CPU_ARRAY = np.ndarray   # ``type(a) is CPU_ARRAY``: the quick test for a host array, where speed matters
+
+_cuda = None          # the registered CUDA backend (cupy's, or the tests' stand-in), once asked for
+_cuda_error = None    # why there is none (ImportError, no GPU): asked once, remembered
+
+
+def register_cuda(backend):
+    """Make ``backend`` the CUDA backend (None: forget it, and look for cupy again on the next use).
+    The tests' stand-in registers itself through this; users never need it."""
+    global _cuda, _cuda_error
+    _cuda, _cuda_error = backend, None
+
+
+def cuda_backend():
+    """The CUDA backend; PyTorch's AssertionError when there is no usable GPU (cupy is imported here,
+    on first use only)."""
+    global _cuda, _cuda_error
+    if _cuda is None:
+        if _cuda_error is None:
+            try:
+                from .cupy_backend import CupyBackend
+                _cuda = CupyBackend()
+            except Exception as e:   # no cupy, no driver, no device
+                _cuda_error = e
+        if _cuda is None:
+            raise AssertionError("Torch not compiled with CUDA enabled")
+    return _cuda
+
+
+def cuda_available():
+    """Is there a CUDA backend with at least one device? False, silently, where cupy or a GPU is missing."""
+    try:
+        return cuda_backend().device_count() > 0
+    except AssertionError:
+        return False
+
+
+def backend_of(arr):
+    """The backend holding array ``arr`` (numpy arrays, numbers and numpy scalars: the CPU)."""
+    if type(arr) is np.ndarray or isinstance(arr, _SCALARS) or isinstance(arr, np.ndarray):
+        return CPU_BACKEND
+    if _cuda is not None and isinstance(arr, _cuda.array_type):
+        return _cuda
+    raise TypeError(f"pedatorch holds no arrays of type {type(arr).__name__}")
+
+
+def namespace(*arrays):
+    """The array namespace (numpy or cupy) to compute on these arrays with; numbers and None don't count.
+    The first array decides: arrays of two devices in one op fail in the op (cupy refuses numpy arrays),
+    and ``ArrayFunction.apply`` turns that into PyTorch's error naming both devices."""
+    for a in arrays:
+        if type(a) is np.ndarray:
+            return np
+        if _cuda is not None and isinstance(a, _cuda.array_type):
+            return _cuda.xp
+    return np
+
+
+def device_namespace(device):
+    """The array namespace that allocates on ``device`` (a ``pedatorch.device``)."""
+    if device is None or device.type == "cpu":
+        return np
+    if device.type == "cuda":
+        return cuda_backend().xp
+    raise RuntimeError(f"pedatorch has no arrays on device type {device.type}")
+
+
+def is_array(x):
+    """Is ``x`` an array of some backend (what ``isinstance(x, np.ndarray)`` asks, for every device)?"""
+    return isinstance(x, np.ndarray) or _cuda is not None and isinstance(x, _cuda.array_type)
+
+
+def to_host(arr):
+    """A numpy array with the values of ``arr``, wherever it lives (a copy only when it is on a device)."""
+    if type(arr) is np.ndarray:
+        return arr
+    return backend_of(arr).to_host(arr)
+
+
+def scatter_add(target, index, values):
+    """``target[index] += values`` in place, repeated indices adding up, on target's device."""
+    backend_of(target).scatter_add(target, index, values)
+
+
+def as_strided(arr, shape, strides):
+    """A view of ``arr``'s memory with these shape and byte strides, on arr's device."""
+    return backend_of(arr).as_strided(arr, shape, strides)
+
+
+def address(arr):
+    """The address of ``arr``'s first element (in its device's memory)."""
+    return backend_of(arr).address(arr)
+
+
+def _holds_memory(x):
+    """An array, or numpy's stand-in for one (``as_strided`` views hang off a DummyArray), not bytes or mmap."""
+    return hasattr(x, "__array_interface__") and not isinstance(x, bytes) or hasattr(x, "shape")
+
+
+def storage_root(arr):
+    """The array that owns ``arr``'s memory (views of views are collapsed to their owner)."""
+    root = arr
+    while getattr(root, "base", None) is not None and _holds_memory(root.base):
+        root = root.base
+    return root
