@@ -251,22 +251,34 @@ def iterator_result(out, args, n):
     op's operands are the first ``n`` of ``args`` (None: an absent optional operand).
 
     Usually numpy's layout already is PyTorch's, and a quick test finds that out without sorting:
-    each operand has the output's shape and strides or is C-contiguous with a C-contiguous output
-    (when the output has no size-0/1 dims, where the rules get subtle). Otherwise the result is
+    each operand has the output's strides (where it is not broadcast, the same order), or the output is
+    C-contiguous and each operand's stepping dims are in C order (when the output has no size-0/1 dims,
+    where the rules get subtle). Otherwise the result is
     restrided (when only dims of size 0 or 1 differ: no copy) or copied into PyTorch's layout.
     """
     shape = out.shape
-    own = out.strides
-    n = min(n, len(args))
+    operands = args[:n]
     if 1 not in shape and 0 not in shape:
-        for i in range(n):
-            a = args[i]
-            if type(a) is np.ndarray and (a.strides != own or a.shape != shape) and a.ndim and not (
-                    a.flags.c_contiguous and out.flags.c_contiguous):
+        own = out.strides
+        for a in operands:
+            if type(a) is np.ndarray and a.strides != own and a.ndim and not (
+                    out.flags.c_contiguous and (a.flags.c_contiguous or _c_ordered(a))):
                 break
         else:
             return out
-    return relayout(out, iterator_strides(shape, [a for a in args[:n] if a is not None]))
+    return relayout(out, iterator_strides(shape, [a for a in operands if a is not None]))
+
+
+def _c_ordered(a):
+    """Do the dims of ``a`` that step (size > 1, stride not 0) come in C order? Then ``a`` (a broadcast
+    gradient, an expanded bias) asks TensorIterator for nothing but C order."""
+    last = None
+    for size, stride in zip(a.shape, a.strides):
+        if size > 1 and stride:
+            if last is not None and stride >= last:
+                return False
+            last = stride
+    return True
 
 
 # ---------------------------------------------------------------------- gradients of leaves

@@ -508,39 +508,38 @@ class NllLoss(ArrayFunction):
         vals = -ctx.w.astype(dt)
         if ctx.reduction == "mean":
             with np.errstate(invalid="ignore", divide="ignore"):
-                vals = np.where(ctx.valid, vals * (dt.type(1) / ctx.total.astype(dt)), 0).astype(dt)
-        coef = np.zeros(ctx.shape, dt)
-        np.put_along_axis(coef, ctx.tc[:, None], vals[:, None], axis=1)
-        hit = np.zeros(ctx.shape, bool)  # the entries the gradient is written to (valid targets)
-        np.put_along_axis(hit, ctx.tc[:, None], ctx.valid[:, None], axis=1)
-        if ctx.one:
-            coef, hit = coef[0], hit[0]
+                vals = vals * (dt.type(1) / ctx.total.astype(dt))
         x, = ctx.saved_tensors
         per_item = not ctx.one and ctx.reduction == "none"
-        return ctx._function._backward_fn.apply(grad, x, coef, per_item, hit), None, None, None, None
+        return (ctx._function._backward_fn.apply(grad, x, ctx.tc, vals.astype(dt), ctx.valid, ctx.shape, per_item,
+                                                 ctx.one), None, None, None, None)
 
 
 class NllLossBackward(ArrayFunction):
-    """grad_input = coef * grad (coef: -w[t] at the targets, / total weight for 'mean'): linear in grad,
-    constant in the input (its derivative there is zero, as in PyTorch's nll_loss_backward)"""
+    """grad_input: zeros, with vals * grad written at each valid target (vals = -w[t], / total weight for
+    'mean'). PyTorch's kernel writes into zeros, so a NaN or inf grad reaches the targets only. Linear in
+    grad, constant in the input (its derivative there is zero, as in PyTorch's nll_loss_backward)."""
     node_name = "NllLossBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, x, coef, per_item, hit):
-        ctx.coef, ctx.per_item, ctx.hit = coef, per_item, hit
-        # written at the targets only (a select, not coef * grad: a NaN or inf grad leaves the other
-        # entries 0, as PyTorch's kernel, which writes into zeros)
+    def forward(ctx, grad, x, tc, vals, valid, shape, per_item, one):
+        ctx.tc, ctx.vals, ctx.valid, ctx.per_item, ctx.one = tc, vals, valid, per_item, one
         with np.errstate(invalid="ignore"):
-            return np.where(hit, coef * (np.expand_dims(grad, 1) if per_item else grad), np.zeros((), coef.dtype))
+            picked = np.where(valid, vals * grad, np.zeros((), vals.dtype))   # (N, *rest)
+        out = np.zeros(shape, vals.dtype)
+        np.put_along_axis(out, tc[:, None], picked[:, None], axis=1)
+        return out[0] if one else out
 
     @staticmethod
     def backward(ctx, gg):
         g = None
-        if ctx.needs_input_grad[0]:
-            prod = pedatorch.where(_make(ctx.hit), gg * _make(ctx.coef), 0.0)  # (nll_loss of gg: read at the targets)
-            g = prod.sum(1) if ctx.per_item else prod.sum()
+        if ctx.needs_input_grad[0]:   # nll_loss of gg: gg read at the valid targets
+            ggb = gg.unsqueeze(0) if ctx.one else gg
+            prod = ggb.gather(1, _make(ctx.tc[:, None])).squeeze(1) * _make(ctx.vals)
+            prod = pedatorch.where(_make(ctx.valid), prod, 0.0)
+            g = prod if ctx.per_item else prod.sum()
         gx = pedatorch.zeros_like(gg) if ctx.needs_input_grad[1] else None
-        return g, gx, None, None, None
+        return g, gx, None, None, None, None, None, None
 
 
 class NllLoss2DBackward(NllLossBackward):
