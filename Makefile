@@ -5,6 +5,8 @@
 #                test suite and the notebooks (pytest --nbval)
 #   make gallery re-draws docs/img/ (the pictures of docs/gallery.md)
 #   make bench   the benchmark runner (benchmarks/run.py; BENCH="overhead" picks workloads)
+#   make gpu-check  on a machine with an NVIDIA GPU: installs the gpu extra (cupy), runs the device tests on
+#                real cuda and a GPU benchmark (benchmarks/gpu_check.py), prints a summary
 #   make fuzz    a long differential-fuzzing campaign against PyTorch (tests/fuzz/): one minimized
 #                repro per distinct mismatch in fuzz-out/ (FUZZ_ARGS="--programs 500 --seed 7 --sweeps")
 #   make clean   caches and build leftovers (the venv stays; `make distclean` removes it too)
@@ -22,7 +24,7 @@ BENCH_ARGS ?=
 # JupyterLab refuses to run as root unless told; pass LAB_ARGS="--no-browser" etc. for more.
 LAB_ARGS ?= $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: lab execute-lessons test test-unit test-notebooks test-browser gallery bench fuzz clean distclean venv
+.PHONY: lab execute-lessons test test-unit test-notebooks test-browser gallery bench gpu-check fuzz clean distclean venv
 
 venv: $(PY)
 
@@ -75,6 +77,13 @@ gallery: $(VENV)/.installed-lessons
 
 bench: $(VENV)/.installed-test
 	$(PY) benchmarks/run.py $(BENCH) $(BENCH_ARGS)
+
+$(VENV)/.installed-gpu: pyproject.toml | $(PY)
+	$(PIP) install -e '.[test,gpu]'
+	touch $@
+
+gpu-check: $(VENV)/.installed-gpu
+	$(PY) benchmarks/gpu_check.py
 
 FUZZ_ARGS ?= --programs 20000 --seed 0 --sweeps --out fuzz-out
 fuzz: $(VENV)/.installed-test

@@ -5,7 +5,11 @@ looks like: numpy's ufuncs favour C order when inputs disagree, PyTorch's Tensor
 first input, and ``clone``/``empty_like`` keep an input's strides (``preserve_format``). Each rule lives
 here once, as plain array code below the tensor layer, so that any layer may use it.
 """
+import math
+
 import numpy as np
+
+from .backend import CPU_ARRAY, as_strided, is_array, namespace
 
 
 def _iterator_layout(shape, operand_strides):
@@ -63,18 +67,22 @@ def _preserved_strides(shape, strides):
     return tuple(out)
 
 
-def _empty_strided(shape, strides, dtype):
-    """A new array of ``shape`` with these element strides (dense ones; a size-1 dim may carry any stride)."""
+def _empty_strided(shape, strides, dtype, xp):
+    """A new array of ``shape`` with these element strides (dense ones; a size-1 dim may carry any stride),
+    allocated by namespace ``xp`` (on its device)."""
     item = np.dtype(dtype).itemsize
-    buf = np.empty(max(int(np.prod(shape)), 1), dtype=dtype)
-    return np.ndarray(shape, dtype=dtype, buffer=buf, strides=tuple(st * item for st in strides))
+    buf = xp.empty(max(math.prod(shape), 1), dtype=dtype)
+    strides = tuple(st * item for st in strides)
+    if type(buf) is CPU_ARRAY:   # numpy: a view whose base is the buffer itself (the engine's steal test asks)
+        return CPU_ARRAY(shape, dtype=dtype, buffer=buf, strides=strides)
+    return as_strided(buf, tuple(shape), strides)
 
 
 def _empty_preserving_layout(x, dtype=None, fill=None):
     """An array laid out as PyTorch's ``empty_like(x)`` (preserve_format) lays it out: uninitialised,
     or filled with ``fill``."""
     out = _empty_strided(x.shape, _preserved_strides(x.shape, [st // x.itemsize for st in x.strides]),
-                         x.dtype if dtype is None else dtype)
+                         x.dtype if dtype is None else dtype, namespace(x))
     if fill is not None:
         out.fill(fill)
     return out
@@ -167,7 +175,7 @@ def _conv1d_format(x, make_contiguous):
     shape = list(x.shape)
     strides.insert(2, shape[2] * strides[2])
     shape.insert(2, 1)
-    return suggested_format(np.lib.stride_tricks.as_strided(x, shape, [st * x.itemsize for st in strides]))
+    return suggested_format(as_strided(x, tuple(shape), tuple(st * x.itemsize for st in strides)))
 
 
 def conv_result(out, x, w):
@@ -196,7 +204,7 @@ def copy_in_format(x, memory_format):
     """A copy of array ``x`` in a memory format (numpy's own copy when that already is it)."""
     item = x.itemsize
     want = format_strides(x.shape, [st // item for st in x.strides], memory_format)
-    out = np.array(x, copy=True, order="K")
+    out = namespace(x).array(x, copy=True, order="K")
     return relayout(out, want)
 
 
@@ -209,9 +217,12 @@ def relayout(out, want):
     if want == own:
         return out
     if out.size <= 1 or all(w == o or n <= 1 for w, o, n in zip(want, own, out.shape)):
-        return np.lib.stride_tricks.as_strided(out, strides=want)
-    new = _empty_strided(out.shape, [w // item for w in want], out.dtype)
-    np.copyto(new, out)
+        if type(out) is CPU_ARRAY:
+            return np.lib.stride_tricks.as_strided(out, strides=want)
+        return as_strided(out, out.shape, want)
+    xp = namespace(out)
+    new = _empty_strided(out.shape, [w // item for w in want], out.dtype, xp)
+    xp.copyto(new, out)
     return new
 
 
@@ -225,7 +236,7 @@ def iterator_strides(shape, operands):
     (the first operand that tells two dims apart decides; see ``_iterator_layout``) and the output is
     dense in that order.
     """
-    arrays = [a for a in operands if isinstance(a, np.ndarray) and a.ndim]
+    arrays = [a for a in operands if is_array(a) and a.ndim]
     strides = [tuple(s // a.itemsize for s in a.strides) for a in arrays]
     if len(arrays) == len(operands) and all(a.shape == shape for a in arrays):   # fast set-up
         if all(a.flags.c_contiguous for a in arrays):
@@ -261,7 +272,7 @@ def iterator_result(out, args, n):
     if 1 not in shape and 0 not in shape:
         own = out.strides
         for a in operands:
-            if type(a) is np.ndarray and a.strides != own and a.ndim and not (
+            if (type(a) is CPU_ARRAY or is_array(a)) and a.strides != own and a.ndim and not (
                     out.flags.c_contiguous and (a.flags.c_contiguous or _c_ordered(a))):
                 break
         else:
@@ -302,6 +313,7 @@ def obeys_grad_layout(grad, var):
 
 def copy_like_leaf(grad, var):
     """A copy of ``grad`` laid out by the gradient layout contract for leaf ``var``."""
-    new = _empty_strided(var.shape, _grad_strides(var), grad.dtype)
-    np.copyto(new, grad)
+    xp = namespace(grad)
+    new = _empty_strided(var.shape, _grad_strides(var), grad.dtype, xp)
+    xp.copyto(new, grad)
     return new

@@ -22,6 +22,9 @@ The generator also holds the spare normal of its Box-Muller pair (PyTorch's
 and the sin half waits here for the next call.  ``get_state()`` returns the
 same 5056-byte layout as PyTorch's (``CPUGeneratorImplState``), so states can be
 moved between the two libraries.
+
+CUDA tensors never touch this stream: their ops draw on the device (``DeviceDraws``, at the end),
+from the device's generator (``pedatorch.cuda``) or from a ``Generator(device='cuda')``.
 """
 import contextlib
 import math
@@ -102,6 +105,12 @@ class Generator:
     def __init__(self, device="cpu"):
         from ._device import device as _device_cls
         self.device = _device_cls(device) if not isinstance(device, _device_cls) else device
+        if self.device.type == "cuda":           # a device generator: the backend's (cupy's), made on first draw
+            from . import cuda                  # lazy: pedatorch.cuda is imported after this module
+            if self.device.index is None:
+                self.device = _device_cls("cuda", cuda.current_device())
+            self._seed, self._rng = _DEFAULT_SEED, None
+            return
         self._bg = np.random.MT19937(0)
         self._words = np.random.Generator(self._bg)   # reads raw words from _bg (see _random)
         self._set_seed(_DEFAULT_SEED)
@@ -109,6 +118,9 @@ class Generator:
     # ------------------------------------------------------------ seeding
     def _set_seed(self, seed):
         self._seed = seed
+        if self.device.type != "cpu":
+            self._rng = None                    # the device generator is made again, from this seed, on first use
+            return
         self._bg.state = {"bit_generator": "MT19937", "state": {"key": _init_genrand(seed & 0xFFFFFFFF),
                                                                  "pos": _N}}
         self._fresh = True            # seeded, nothing drawn yet (PyTorch: left=1, next=0)
@@ -131,9 +143,20 @@ class Generator:
         return self._seed
 
     # ------------------------------------------------------------ state
+    def _device_rng(self):
+        """The backend generator of a CUDA ``Generator`` (made from its seed on first use)."""
+        if self._rng is None:
+            from . import cuda
+            self._rng = cuda._new_generator(self.device.index, self._seed)
+        return self._rng
+
     def get_state(self):
-        """The whole state as a uint8 tensor of 5056 bytes (PyTorch's layout)."""
+        """The whole state as a uint8 tensor of 5056 bytes (PyTorch's layout); for a CUDA generator, a uint8
+        CPU tensor with the backend generator's state (cupy's, not PyTorch's Philox seed and offset)."""
         from ._tensor import Tensor
+        if self.device.type != "cpu":
+            from .backend import cuda_backend
+            return Tensor._make(cuda_backend().generator_state(self._device_rng()))
         st = self._bg.state["state"]
         pos = int(st["pos"])
         if pos == _N and self._fresh:
@@ -160,6 +183,10 @@ class Generator:
         from ._tensor import Tensor
         if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
+        if self.device.type != "cpu":
+            from .backend import cuda_backend
+            cuda_backend().set_generator_state(self._device_rng(), new_state.cpu()._data.reshape(-1))
+            return self
         buf = np.ascontiguousarray(new_state._data if new_state.is_cpu else new_state.cpu()._data).reshape(-1)
         if buf.size != _STATE_BYTES:
             raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_BYTES} but found the input RNG "
@@ -181,11 +208,13 @@ class Generator:
         return self
 
     def __getstate__(self):
-        return {"device": str(self.device), "state": self.get_state()._data.copy()}
+        return {"device": str(self.device), "seed": self._seed, "state": self.get_state()._data.copy()}
 
     def __setstate__(self, d):
         from ._tensor import Tensor
         self.__init__(d["device"])
+        if self.device.type != "cpu":
+            self._set_seed(d["seed"])
         self.set_state(Tensor._make(d["state"]))
 
     # ------------------------------------------------------------ raw draws (the kernels' building blocks)
@@ -291,26 +320,118 @@ def refusing(message):
 
 
 def _get_generator(generator):
-    """The generator a random op draws from: every random op asks here first."""
+    """The generator a random op on the CPU draws from: every CPU random op asks here first."""
     if _refusal is not None:
         raise RuntimeError(_refusal)
     if generator is None:
         return default_generator
     if not isinstance(generator, Generator):
         raise TypeError(f"expected a torch.Generator, but got {type(generator).__name__}")
+    if generator.device.type != "cpu":
+        raise RuntimeError(f"Expected a 'cpu' device type for generator but found '{generator.device.type}'")
     return generator
 
 
+# ---------------------------------------------------------------- random numbers on a CUDA device
+# A CUDA op draws on its device from the device's own generator (``pedatorch.cuda._generator``: cupy's
+# ``random.default_rng``, seeded by ``pedatorch.cuda.manual_seed`` / ``pedatorch.manual_seed``), or from a
+# ``Generator(device='cuda')``: never on the host. The numbers differ from the CPU stream's, as in PyTorch.
+
+class DeviceDraws:
+    """Raw draws on a device, from a backend generator (cupy's ``random.Generator``, or the stand-in's numpy
+    one): only the methods both offer. Every method returns a flat device array of ``n`` values."""
+
+    def __init__(self, rng, xp, context=None):
+        self.rng, self.xp, self._context = rng, xp, context
+
+    def _draw(self, method, *args, **kwargs):
+        """``rng.method(...)``, on the generator's device (cupy draws only where its state lives)."""
+        if self._context is None:
+            return getattr(self.rng, method)(*args, **kwargs)
+        with self._context():
+            return getattr(self.rng, method)(*args, **kwargs)
+
+    def uniform(self, n, dtype=np.float64):
+        """U[0, 1) in float32 or float64."""
+        return self._draw("random", int(n), dtype=np.float64 if dtype == np.float64 else np.float32)
+
+    def normal(self, n, dtype=np.float64):
+        """N(0, 1) in float32 or float64."""
+        return self._draw("standard_normal", int(n), dtype=np.float64 if dtype == np.float64 else np.float32)
+
+    def integers(self, n, high):
+        """Integers uniform in [0, high) as uint64 (high <= 2**64)."""
+        high, n = int(high), int(n)
+        if high <= 1 << 63:     # cupy's kernels take the range as an int64
+            return self._draw("integers", 0, high, size=n, dtype=np.uint64)
+        bits = self._bits64(n)
+        if high < 1 << 64:      # rejection: redraw the values >= high (fewer than half, each round)
+            limit = np.uint64(high)
+            bad = bits >= limit
+            while bool(bad.any()):
+                bits = self.xp.where(bad, self._bits64(n), bits)
+                bad = bits >= limit
+        return bits
+
+    def _bits64(self, n):
+        """``n`` uniform 64-bit words (two 32-bit draws each)."""
+        hi = self._draw("integers", 0, 1 << 32, size=n, dtype=np.uint64)
+        lo = self._draw("integers", 0, 1 << 32, size=n, dtype=np.uint64)
+        return (hi << np.uint64(32)) | lo
+
+    def exponential(self, n):
+        """Exp(1) in float64."""
+        return self._draw("standard_exponential", int(n))
+
+    def poisson(self, lam):
+        """Poisson(lam) for the float64 device array ``lam`` (int64, lam's shape)."""
+        return self._draw("poisson", lam)
+
+    def standard_gamma(self, alpha):
+        """Gamma(alpha, 1) for the float64 device array ``alpha`` (float64, alpha's shape)."""
+        return self._draw("standard_gamma", alpha)
+
+
+def _device_generator(generator, device):
+    """What a random op on CUDA device ``device`` (a ``pedatorch.device``) draws from: ``DeviceDraws`` over
+    the device's default generator, or over ``generator``'s (a ``Generator(device='cuda')``)."""
+    if _refusal is not None:
+        raise RuntimeError(_refusal)
+    from . import cuda                              # lazy: pedatorch.cuda is imported after this module
+    from .backend import device_namespace, cuda_backend
+    xp = device_namespace(device)                   # PyTorch's error where there is no CUDA
+    if generator is None:
+        index = cuda.current_device() if device.index is None else device.index
+        rng = cuda._generator(index)
+    else:
+        if not isinstance(generator, Generator):
+            raise TypeError(f"expected a torch.Generator, but got {type(generator).__name__}")
+        if generator.device.type != device.type:
+            raise RuntimeError(f"Expected a '{device.type}' device type for generator but found "
+                               f"'{generator.device.type}'")
+        index, rng = generator.device.index, generator._device_rng()
+    if index == cuda.current_device():
+        return DeviceDraws(rng, xp)
+    backend = cuda_backend()
+    return DeviceDraws(rng, xp, lambda: backend.device_context(index))
+
+
 def manual_seed(seed):
-    """Seed the default generator; returns it."""
+    """Seed the default generator and every CUDA device's (lazily: no cupy import here); returns the CPU one."""
     if not isinstance(seed, (int, np.integer)):
         seed = int(seed)
-    return default_generator.manual_seed(seed)
+    gen = default_generator.manual_seed(seed)
+    from . import cuda                              # lazy: pedatorch.cuda is imported after this module
+    cuda.manual_seed_all(gen.initial_seed())
+    return gen
 
 
 def seed():
-    """Seed the default generator non-deterministically; returns the seed."""
-    return default_generator.seed()
+    """Seed the default generator (and the CUDA devices') non-deterministically; returns the seed."""
+    s = default_generator.seed()
+    from . import cuda
+    cuda.manual_seed_all(s)
+    return s
 
 
 def initial_seed():

@@ -12,7 +12,8 @@ from ._device import device as _device_cls
 
 __all__ = ["is_available", "device_count", "is_initialized", "init", "current_device", "set_device", "device",
            "device_of", "get_device_name", "get_device_properties", "get_device_capability", "synchronize",
-           "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "memory_allocated",
+           "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
+           "get_rng_state_all", "set_rng_state_all", "memory_allocated",
            "max_memory_allocated", "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats",
            "reset_max_memory_allocated", "reset_accumulated_memory_stats", "empty_cache", "mem_get_info",
            "memory_stats", "memory_summary", "Event", "Stream", "current_stream", "default_stream", "stream",
@@ -137,22 +138,32 @@ def synchronize(device=None):
 # CUDA tensors draw from the device's own generator (cupy's), not from the CPU's mt19937 stream, as in
 # PyTorch: the same seed gives different numbers on cuda and on cpu.
 
-_seeds = {}
+_DEFAULT_SEED = 67280421310721   # PyTorch's default_rng_seed_val, the seed of a generator nobody seeded
+_seeds = {}                      # device index -> the seed of its generator, set by manual_seed / manual_seed_all
+_seed_all = _DEFAULT_SEED        # the seed of devices not in _seeds (manual_seed_all sets it for every device)
+
+
+def _seed64(seed):
+    return int(seed) & 0xFFFF_FFFF_FFFF_FFFF
 
 
 def manual_seed(seed):
     """Seed the generator of the current device (lazily: it is made on its first use)."""
-    _seeds[_current] = int(seed) & 0xFFFF_FFFF_FFFF_FFFF
+    _seeds[_current] = _seed64(seed)
     if is_initialized():
         _backend.cuda_backend().reset_generator(_current, _seeds[_current])
 
 
 def manual_seed_all(seed):
-    """Seed the generators of all devices (``pedatorch.manual_seed`` calls this too)."""
-    for i in range(max(device_count(), 1)):
-        _seeds[i] = int(seed) & 0xFFFF_FFFF_FFFF_FFFF
-        if is_initialized():
-            _backend.cuda_backend().reset_generator(i, _seeds[i])
+    """Seed the generators of all devices (``pedatorch.manual_seed`` calls this too). Lazy, as PyTorch's: where
+    CUDA is not initialized yet, the seed is remembered and nothing is imported (no cupy, no driver)."""
+    global _seed_all
+    _seed_all = _seed64(seed)
+    _seeds.clear()
+    if is_initialized():
+        b = _backend.cuda_backend()
+        for i in range(max(b.device_count(), 1)):
+            b.reset_generator(i, _seed_all)
 
 
 def seed():
@@ -165,12 +176,42 @@ def seed_all():
 
 def initial_seed():
     _backend.cuda_backend()
-    return _seeds.setdefault(_current, 0)
+    return _seeds.get(_current, _seed_all)
 
 
 def _generator(index):
-    """The random generator of device ``index`` (``xp.random.Generator`` of the backend)."""
-    return _backend.cuda_backend().generator(index, _seeds.setdefault(index, 0))
+    """The random generator of device ``index`` (the backend's ``xp.random.Generator``: cupy's
+    ``default_rng(seed)``), made on first use from the seed ``manual_seed`` / ``manual_seed_all`` set."""
+    return _backend.cuda_backend().generator(index, _seeds.get(index, _seed_all))
+
+
+def get_rng_state(device="cuda"):
+    """The state of the device's generator, as a uint8 CPU tensor (cupy's generator state, not PyTorch's
+    Philox seed and offset: states move between pedatorch runs, not to PyTorch)."""
+    from ._tensor import Tensor   # lazy: the tensor module is above this one
+    idx = _index(device)
+    b = _backend.cuda_backend()
+    return Tensor._make(b.generator_state(_generator(idx)))
+
+
+def set_rng_state(new_state, device="cuda"):
+    """Restore what ``get_rng_state`` returned."""
+    idx = _index(device)
+    _backend.cuda_backend().set_generator_state(_generator(idx), _backend.to_host(new_state._data).reshape(-1))
+
+
+def get_rng_state_all():
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states):
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
+
+
+def _new_generator(index, seed):
+    """A generator of its own on device ``index`` (``pedatorch.Generator(device='cuda')``)."""
+    return _backend.cuda_backend().new_generator(index, _seed64(seed))
 
 
 # ---------------------------------------------------------------- memory

@@ -23,6 +23,7 @@ import numbers
 import numpy as np
 
 from ._tensor import Tensor
+from .backend import namespace, cholesky as _cholesky_kernel, linalg_errors
 from .autograd.function import ArrayFunction
 from .ops._util import write_out, wrap_dim, wrap_dims, _type_word, shape_str
 from .ops.linalg import matmul as _matmul, multi_dot as _multi_dot, _mH, _conj
@@ -84,11 +85,13 @@ def _check_square(A, fn, arg="A"):
 
 
 def _eye_like(n, t):
-    return Tensor._make(np.eye(n, dtype=t._data.dtype))
+    return Tensor._make(namespace(t._data).eye(n, dtype=t._data.dtype))
 
 
-def _tril_mask(n, dtype, k=0):
-    return Tensor._make(np.tril(np.ones((n, n), dtype=dtype), k))
+def _tril_mask(like, n, dtype, k=0):
+    """ones(n, n) below diagonal ``k`` (and on it), on ``like``'s device."""
+    xp = namespace(like._data)
+    return Tensor._make(xp.tril(xp.ones((n, n), dtype=dtype), k))
 
 
 def _batch_prefix(batch_shape, flat_index):
@@ -104,17 +107,18 @@ def _lu_info(A):
     Gaussian elimination with partial pivoting, vectorised over the batch (the
     loop is over the n columns).  Only run to word an error message.
     """
-    a = np.array(A, dtype=np.result_type(A.dtype, np.float64), copy=True).reshape((-1,) + A.shape[-2:])
+    xp = namespace(A)
+    a = xp.array(A, dtype=np.result_type(A.dtype, np.float64), copy=True).reshape((-1,) + A.shape[-2:])
     b, n = a.shape[0], a.shape[-1]
-    info = np.zeros(b, dtype=np.int64)
-    rows = np.arange(b)
+    info = xp.zeros(b, dtype=np.int64)
+    rows = xp.arange(b)
     for j in range(n):
-        piv = j + np.argmax(np.abs(a[:, j:, j]), axis=1)
+        piv = j + xp.argmax(xp.abs(a[:, j:, j]), axis=1)
         a[rows, j], a[rows, piv] = a[rows, piv].copy(), a[rows, j].copy()
         p = a[:, j, j]
         zero = (p == 0) & (info == 0)
         info[zero] = j + 1
-        safe = np.where(p == 0, 1, p)
+        safe = xp.where(p == 0, 1, p)
         f = a[:, j + 1:, j] / safe[:, None]
         a[:, j + 1:, :] -= f[:, :, None] * a[:, j:j + 1, :]
     return info.reshape(A.shape[:-2])
@@ -122,24 +126,25 @@ def _lu_info(A):
 
 def _chol_info(A):
     """LAPACK potrf's ``info``: the order of the first leading minor that is not positive-definite, or 0."""
-    a = np.array(A, dtype=np.result_type(A.dtype, np.float64), copy=True).reshape((-1,) + A.shape[-2:])
+    xp = namespace(A)
+    a = xp.array(A, dtype=np.result_type(A.dtype, np.float64), copy=True).reshape((-1,) + A.shape[-2:])
     b, n = a.shape[0], a.shape[-1]
-    L = np.zeros_like(a)
-    info = np.zeros(b, dtype=np.int64)
+    L = xp.zeros_like(a)
+    info = xp.zeros(b, dtype=np.int64)
     for j in range(n):
-        d = a[:, j, j].real - np.sum(np.abs(L[:, j, :j]) ** 2, axis=-1)
+        d = a[:, j, j].real - xp.sum(xp.abs(L[:, j, :j]) ** 2, axis=-1)
         bad = ~(d > 0) & (info == 0)
         info[bad] = j + 1
-        ljj = np.sqrt(np.where(d > 0, d, 1))
+        ljj = xp.sqrt(xp.where(d > 0, d, 1))
         L[:, j, j] = ljj
-        off = (L[:, j + 1:, :j] @ np.conj(L[:, j, :j])[:, :, None])[..., 0]
+        off = (L[:, j + 1:, :j] @ xp.conj(L[:, j, :j])[:, :, None])[..., 0]
         L[:, j + 1:, j] = (a[:, j + 1:, j] - off) / ljj[:, None]
     return info.reshape(A.shape[:-2])
 
 
 def _first_failure(info):
     flat = info.reshape(-1)
-    k = int(np.argmax(flat != 0))
+    k = int((flat != 0).argmax())
     return k, int(flat[k])
 
 
@@ -151,8 +156,9 @@ class LinalgDet(ArrayFunction):
 
     @staticmethod
     def forward(ctx, A):
-        d = np.linalg.det(A) if A.shape[-1] else np.ones(A.shape[:-2], dtype=A.dtype)
-        d = np.asarray(d, dtype=A.dtype)
+        xp = namespace(A)
+        d = xp.linalg.det(A) if A.shape[-1] else xp.ones(A.shape[:-2], dtype=A.dtype)
+        d = xp.asarray(d, dtype=A.dtype)
         ctx.save_for_backward(A, d)
         return d
 
@@ -160,7 +166,7 @@ class LinalgDet(ArrayFunction):
     def backward(ctx, g):
         A, d = ctx.saved_tensors
         gd = (g * _conj(d)).unsqueeze(-1).unsqueeze(-1)
-        if np.all(d._data != 0):
+        if (d._data != 0).all():   # (a device read)
             return gd * _mH(inv(A))
         # singular: det is still smooth; its gradient is the conjugate adjugate (no double backward here)
         return Tensor._make(_adjugate(A._data).conj().swapaxes(-1, -2)) * g.unsqueeze(-1).unsqueeze(-1)
@@ -168,14 +174,15 @@ class LinalgDet(ArrayFunction):
 
 def _adjugate(A):
     """adj(A) = det(U) det(V^H) V diag(prod_{j != i} s_j) U^H  (well defined for singular A)."""
-    U, s, Vh = np.linalg.svd(A)
+    xp = namespace(A)
+    U, s, Vh = xp.linalg.svd(A)
     n = s.shape[-1]
-    ones = np.ones(s.shape[:-1] + (1,), dtype=s.dtype)
-    before = np.cumprod(np.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
-    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    ones = xp.ones(s.shape[:-1] + (1,), dtype=s.dtype)
+    before = xp.cumprod(xp.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)
+    after = xp.cumprod(xp.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
     p = (before * after)[..., :n]
-    scale = (np.linalg.det(U) * np.linalg.det(Vh))[..., None, None]
-    return scale * np.matmul(np.conj(np.swapaxes(Vh, -1, -2)) * p[..., None, :], np.conj(np.swapaxes(U, -1, -2)))
+    scale = (xp.linalg.det(U) * xp.linalg.det(Vh))[..., None, None]
+    return scale * xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)) * p[..., None, :], xp.conj(xp.swapaxes(U, -1, -2)))
 
 
 def det(A, *, out=None):
@@ -193,9 +200,10 @@ class LinalgSlogdet(ArrayFunction):
     @staticmethod
     def forward(ctx, A):
         ctx.set_materialize_grads(False)
-        sign, logabs = np.linalg.slogdet(A)
-        sign = np.asarray(sign, dtype=A.dtype)
-        logabs = np.asarray(logabs, dtype=A.real.dtype)
+        xp = namespace(A)
+        sign, logabs = xp.linalg.slogdet(A)
+        sign = xp.asarray(sign, dtype=A.dtype)
+        logabs = xp.asarray(logabs, dtype=A.real.dtype)
         ctx.save_for_backward(A, sign)
         return sign, logabs
 
@@ -229,14 +237,16 @@ class LinalgInvEx(ArrayFunction):
     @staticmethod
     def forward(ctx, A):
         ctx.set_materialize_grads(False)
-        info = np.zeros(A.shape[:-2], dtype=np.int32)
+        xp = namespace(A)
+        info = xp.zeros(A.shape[:-2], dtype=np.int32)
         try:
-            Ainv = np.linalg.inv(A)
+            with linalg_errors(A):   # (cupy would return NaN silently)
+                Ainv = xp.linalg.inv(A)
         except np.linalg.LinAlgError:
             info = _lu_info(A).astype(np.int32)
-            ok = np.where(info == 0, True, False)[..., None, None]
-            safe = np.where(ok, A, np.eye(A.shape[-1], dtype=A.dtype))
-            Ainv = np.where(ok, np.linalg.inv(safe), np.nan).astype(A.dtype)
+            ok = xp.where(info == 0, True, False)[..., None, None]
+            safe = xp.where(ok, A, xp.eye(A.shape[-1], dtype=A.dtype))
+            Ainv = xp.where(ok, xp.linalg.inv(safe), np.nan).astype(A.dtype)
         ctx.save_for_backward(Ainv)
         return Ainv, info
 
@@ -265,7 +275,7 @@ def inv_ex(A, *, check_errors=False, out=None):
 
 
 def _raise_inv(info):
-    if np.any(info._data):
+    if info._data.any():   # (a device read)
         k, i = _first_failure(info._data)
         raise LinAlgError(f"linalg.inv: {_batch_prefix(info.shape, k)}The diagonal element {i} is zero, the "
                           f"inversion could not be completed because the input matrix is singular.")
@@ -292,19 +302,21 @@ class LinalgSolveEx(ArrayFunction):
         ctx.set_materialize_grads(False)
         ctx.left, ctx.vector = left, vector
         batch = np.broadcast_shapes(A.shape[:-2], B.shape[:-1] if vector else B.shape[:-2])
-        info = np.zeros(batch, dtype=np.int32)
+        xp = namespace(A, B)
+        info = xp.zeros(batch, dtype=np.int32)
         Bm = B[..., None] if vector else B
         try:
-            if left:
-                X = np.linalg.solve(A, Bm)
-            else:
-                X = np.swapaxes(np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(Bm, -1, -2)), -1, -2)
+            with linalg_errors(A):
+                if left:
+                    X = xp.linalg.solve(A, Bm)
+                else:
+                    X = xp.swapaxes(xp.linalg.solve(xp.swapaxes(A, -1, -2), xp.swapaxes(Bm, -1, -2)), -1, -2)
         except np.linalg.LinAlgError:
-            info = np.broadcast_to(_lu_info(A), batch).astype(np.int32)
+            info = xp.broadcast_to(_lu_info(A), batch).astype(np.int32)
             shape = np.broadcast_shapes(A.shape[:-2], Bm.shape[:-2]) + (A.shape[-1], Bm.shape[-1])
-            X = np.full(shape if left else shape[:-2] + (Bm.shape[-2], A.shape[-1]), np.nan, dtype=A.dtype)
+            X = xp.full(shape if left else shape[:-2] + (Bm.shape[-2], A.shape[-1]), np.nan, dtype=A.dtype)
         X = X[..., 0] if vector else X
-        X = np.ascontiguousarray(X)
+        X = xp.ascontiguousarray(X)
         ctx.save_for_backward(A, X)
         return X, info
 
@@ -366,7 +378,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
 
 
 def _raise_solve(info):
-    if np.any(info._data):
+    if info._data.any():   # (a device read)
         k, _ = _first_failure(info._data)
         raise LinAlgError(f"torch.linalg.solve: {_batch_prefix(info.shape, k)}The solver failed because the input "
                           f"matrix is singular.")
@@ -389,15 +401,17 @@ class LinalgCholeskyEx(ArrayFunction):
     def forward(ctx, A, upper):
         ctx.set_materialize_grads(False)
         ctx.upper = upper
-        info = np.zeros(A.shape[:-2], dtype=np.int32)
+        xp = namespace(A)
+        info = xp.zeros(A.shape[:-2], dtype=np.int32)
         try:
-            L = np.linalg.cholesky(A, upper=upper)
+            with linalg_errors(A):
+                L = _cholesky_kernel(A, upper)
         except np.linalg.LinAlgError:
             info = _chol_info(A).astype(np.int32)
             ok = (info == 0)[..., None, None]
-            safe = np.where(ok, A, np.eye(A.shape[-1], dtype=A.dtype))
-            tri = np.tril(A) if not upper else np.conj(np.swapaxes(np.tril(A), -1, -2))
-            L = np.where(ok, np.linalg.cholesky(safe, upper=upper), tri).astype(A.dtype)
+            safe = xp.where(ok, A, xp.eye(A.shape[-1], dtype=A.dtype))
+            tri = xp.tril(A) if not upper else xp.conj(xp.swapaxes(xp.tril(A), -1, -2))
+            L = xp.where(ok, _cholesky_kernel(safe, upper), tri).astype(A.dtype)
         ctx.save_for_backward(L)
         return L, info
 
@@ -410,8 +424,8 @@ class LinalgCholeskyEx(ArrayFunction):
             L, gL = _mH(L), _mH(gL)
         n = L.shape[-1]
         dt = L._data.dtype
-        gA = _matmul(_mH(L), gL) * _tril_mask(n, dt)            # tril(L^H gL)
-        gA = (gA + _mH(gA * _tril_mask(n, dt, -1))) * 0.5      # 0.5 (gA + gA^H - diag(gA))
+        gA = _matmul(_mH(L), gL) * _tril_mask(L, n, dt)            # tril(L^H gL)
+        gA = (gA + _mH(gA * _tril_mask(L, n, dt, -1))) * 0.5      # 0.5 (gA + gA^H - diag(gA))
         # gA <- L^-H gA L^-1  (two triangular solves; general solves here)
         gA = solve(_mH(L), gA)
         gA = _mH(solve(_mH(L), _mH(gA)))
@@ -434,7 +448,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 
 
 def _raise_cholesky(info):
-    if np.any(info._data):
+    if info._data.any():   # (a device read)
         k, i = _first_failure(info._data)
         raise LinAlgError(f"linalg.cholesky: {_batch_prefix(info.shape, k)}The factorization could not be completed "
                           f"because the input is not positive-definite (the leading minor of order {i} is not "
@@ -458,12 +472,13 @@ class LinalgQr(ArrayFunction):
     def forward(ctx, A, mode):
         ctx.set_materialize_grads(False)
         ctx.mode = mode
+        xp = namespace(A)
         if mode == "r":
-            R = np.linalg.qr(A, mode="r")
-            Q = np.zeros((0,), dtype=A.dtype)
+            R = xp.linalg.qr(A, mode="r")
+            Q = xp.zeros((0,), dtype=A.dtype)
         else:
-            Q, R = np.linalg.qr(A, mode=mode)
-        Q, R = np.ascontiguousarray(Q, dtype=A.dtype), np.ascontiguousarray(R, dtype=A.dtype)
+            Q, R = xp.linalg.qr(A, mode=mode)
+        Q, R = xp.ascontiguousarray(Q, dtype=A.dtype), xp.ascontiguousarray(R, dtype=A.dtype)
         ctx.save_for_backward(Q, R)
         return Q, R
 
@@ -494,21 +509,22 @@ class LinalgQr(ArrayFunction):
         gY = _matmul(Q, gV) if gV is not None else None
         from .ops.join import cat
         if gY is None:
-            gY = Tensor._make(np.zeros(gX.shape[:-1] + (n - m,), dtype=gX._data.dtype))
+            gY = gX.new_zeros(gX.shape[:-1] + (n - m,))
         return cat([gX, gY], -1), None
 
 
 def _qr_backward_tall(gQ, gR, Q, R):
     n = R.shape[-1]
     dt = R._data.dtype
+    xp = namespace(R._data)
     if gQ is not None and gR is not None:
         M = _matmul(gR, _mH(R)) - _matmul(_mH(Q), gQ)
     elif gQ is not None:
         M = -_matmul(_mH(Q), gQ)
     else:
         M = _matmul(gR, _mH(R))
-    Mu = M * Tensor._make(np.triu(np.ones((n, n), dtype=dt)))
-    half_diag = Tensor._make((1 - 0.5 * np.eye(n)).astype(dt))
+    Mu = M * Tensor._make(xp.triu(xp.ones((n, n), dtype=dt)))
+    half_diag = Tensor._make((1 - 0.5 * xp.eye(n)).astype(dt))
     gA = _matmul(Q, (Mu + _mH(Mu)) * half_diag)                 # Q syminvadj(triu(M))
     if gQ is not None:
         gA = gA + gQ
@@ -536,8 +552,9 @@ class LinalgEigh(ArrayFunction):
     @staticmethod
     def forward(ctx, A, uplo):
         ctx.set_materialize_grads(False)
-        w, V = np.linalg.eigh(A, UPLO=uplo)
-        w, V = np.ascontiguousarray(w), np.ascontiguousarray(V)
+        xp = namespace(A)
+        w, V = xp.linalg.eigh(A, UPLO=uplo)
+        w, V = xp.ascontiguousarray(w), xp.ascontiguousarray(V)
         ctx.save_for_backward(w, V)
         return w, V
 
@@ -548,12 +565,13 @@ class LinalgEigh(ArrayFunction):
             return None, None
         n = w.shape[-1]
         dt = V._data.dtype
-        eye = Tensor._make(np.eye(n, dtype=dt))
-        if gV is not None and (gV._requires_grad or np.any(gV._data)):
+        xp = namespace(V._data)
+        eye = Tensor._make(xp.eye(n, dtype=dt))
+        if gV is not None and (gV._requires_grad or gV._data.any()):
             VhgV = _matmul(_mH(V), gV)
             VhgV = (VhgV - _mH(VhgV)) * 0.5                        # project onto skew-Hermitian matrices
-            E = w.unsqueeze(-2) - w.unsqueeze(-1) + Tensor._make(np.eye(n, dtype=w._data.dtype))
-            M = (VhgV / E) * Tensor._make((1 - np.eye(n)).astype(dt))
+            E = w.unsqueeze(-2) - w.unsqueeze(-1) + Tensor._make(xp.eye(n, dtype=w._data.dtype))
+            M = (VhgV / E) * Tensor._make((1 - xp.eye(n)).astype(dt))
             if gw is not None:
                 M = M + gw.unsqueeze(-1) * eye
         else:
@@ -595,9 +613,10 @@ class LinalgSvd(ArrayFunction):
     def forward(ctx, A, full_matrices):
         ctx.set_materialize_grads(False)
         ctx.full = full_matrices
-        U, S, Vh = np.linalg.svd(A, full_matrices=full_matrices)
-        U, S, Vh = (np.ascontiguousarray(U), np.ascontiguousarray(S.astype(A.real.dtype, copy=False)),
-                    np.ascontiguousarray(Vh))
+        xp = namespace(A)
+        U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
+        U, S, Vh = (xp.ascontiguousarray(U), xp.ascontiguousarray(S.astype(A.real.dtype, copy=False)),
+                    xp.ascontiguousarray(Vh))
         ctx.save_for_backward(U, S, Vh)
         return U, S, Vh
 
@@ -613,7 +632,7 @@ class LinalgSvd(ArrayFunction):
 
 
 def _is_zero(g):
-    return g is None or (not g._requires_grad and not np.any(g._data))
+    return g is None or (not g._requires_grad and not g._data.any())   # (a device read)
 
 
 def _svd_backward(gU, gS, gVh, U, S, Vh):
@@ -628,13 +647,14 @@ def _svd_backward(gU, gS, gVh, U, S, Vh):
     dt = U._data.dtype
     k = S.shape[-1]
     S_ = S.to(_from_np(dt)) if dt.kind == "c" else S
+    xp = namespace(U._data)
 
     def skew(X):
         return X - _mH(X)
     UhgU = skew(_matmul(_mH(U), gU)) if gU is not None else None
     VhgV = skew(_matmul(Vh, _mH(gVh))) if gVh is not None else None
     S2 = S_ * S_
-    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + Tensor._make(np.eye(k, dtype=S_._data.dtype))
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + Tensor._make(xp.eye(k, dtype=S_._data.dtype))
     if gU is not None and gVh is not None:
         gA = (UhgU * S_.unsqueeze(-2) + S_.unsqueeze(-1) * VhgV) / E
     elif gU is not None:
@@ -642,11 +662,11 @@ def _svd_backward(gU, gS, gVh, U, S, Vh):
     else:
         gA = S_.unsqueeze(-1) * (VhgV / E)
     if gS is not None:
-        gA = gA + gS.to(_from_np(dt)).unsqueeze(-1) * Tensor._make(np.eye(k, dtype=dt))
+        gA = gA + gS.to(_from_np(dt)).unsqueeze(-1) * Tensor._make(xp.eye(k, dtype=dt))
     if dt.kind == "c" and gU is not None:
         # the phase of each singular-vector pair: i Im(diag(skew(U^H gU))) / (2 S)
         d = _shape.diagonal(UhgU, 0, -2, -1).imag
-        gA = gA + (d / (S * 2) * 1j).unsqueeze(-1) * Tensor._make(np.eye(k, dtype=dt))
+        gA = gA + (d / (S * 2) * 1j).unsqueeze(-1) * Tensor._make(xp.eye(k, dtype=dt))
     if m > n and gU is not None:
         gA = _matmul(U, gA)
         gUSinv = gU / S_.unsqueeze(-2)
@@ -689,15 +709,26 @@ def svdvals(A, *, driver=None, out=None):
 def _tolerances(smax, m, n, real_dtype, atol, rtol):
     """PyTorch's cutoff: max(atol, rtol * largest singular value); rtol defaults to eps * max(m, n)
     (to 0 when a positive atol is given).  ``smax`` has shape batch + (1,)."""
+    xp = namespace(smax)
+
     def arr(v):
-        v = np.asarray(v._data if isinstance(v, Tensor) else v, dtype=np.float64)
+        v = xp.asarray(v._data if isinstance(v, Tensor) else v, dtype=np.float64)
         return v[..., None] if v.ndim else v
     a = 0.0 if atol is None else arr(atol)
     if rtol is None:
-        r = np.finfo(real_dtype).eps * max(m, n) if atol is None or np.all(a <= 0) else 0.0
+        r = np.finfo(real_dtype).eps * max(m, n) if atol is None or (a <= 0).all() else 0.0
     else:
         r = arr(rtol)
-    return np.maximum(a, r * smax)
+    return xp.maximum(a, r * smax)
+
+
+def _abs_max(x):
+    """The largest |x| of each row (last dim), keepdim; 0 for an empty row (``max(..., initial=0)``,
+    which cupy lacks)."""
+    xp = namespace(x)
+    if x.shape[-1]:
+        return xp.max(xp.abs(x), axis=-1)[..., None]
+    return xp.zeros(x.shape[:-1] + (1,), dtype=x.real.dtype)
 
 
 class LinalgPinv(ArrayFunction):
@@ -708,19 +739,20 @@ class LinalgPinv(ArrayFunction):
     def forward(ctx, A, atol, rtol, hermitian):
         m, n = A.shape[-2:]
         real = A.real.dtype
+        xp = namespace(A)
         if hermitian:
-            w, V = np.linalg.eigh(A)
-            smax = np.max(np.abs(w), axis=-1, initial=0)[..., None]
+            w, V = xp.linalg.eigh(A)
+            smax = _abs_max(w)
             cut = _tolerances(smax, m, n, real, atol, rtol)
-            winv = np.where(np.abs(w) > cut, 1 / np.where(w == 0, 1, w), 0)
-            P = np.matmul(V * winv[..., None, :], np.conj(np.swapaxes(V, -1, -2)))
+            winv = xp.where(xp.abs(w) > cut, 1 / xp.where(w == 0, 1, w), 0)
+            P = xp.matmul(V * winv[..., None, :], xp.conj(xp.swapaxes(V, -1, -2)))
         else:
-            U, S, Vh = np.linalg.svd(A, full_matrices=False)
-            smax = (S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), dtype=real))
+            U, S, Vh = xp.linalg.svd(A, full_matrices=False)
+            smax = (S[..., :1] if S.shape[-1] else xp.zeros(S.shape[:-1] + (1,), dtype=real))
             cut = _tolerances(smax, m, n, real, atol, rtol)
-            sinv = np.where(S > cut, 1 / np.where(S == 0, 1, S), 0)
-            P = np.matmul(np.conj(np.swapaxes(Vh, -1, -2)) * sinv[..., None, :], np.conj(np.swapaxes(U, -1, -2)))
-        P = np.ascontiguousarray(P, dtype=A.dtype)
+            sinv = xp.where(S > cut, 1 / xp.where(S == 0, 1, S), 0)
+            P = xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)) * sinv[..., None, :], xp.conj(xp.swapaxes(U, -1, -2)))
+        P = xp.ascontiguousarray(P, dtype=A.dtype)
         ctx.save_for_backward(A, P)
         return P
 
@@ -763,14 +795,15 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
         atol, rtol = tol, 0.0
     a = A._data
     m, n = a.shape[-2:]
+    xp = namespace(a)
     if hermitian:
-        S = np.abs(np.linalg.eigvalsh(a))
-        smax = np.max(S, axis=-1, initial=0)[..., None]
+        S = xp.abs(xp.linalg.eigvalsh(a))
+        smax = _abs_max(S)
     else:
-        S = np.linalg.svd(a, compute_uv=False)
-        smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), dtype=S.dtype)
+        S = xp.linalg.svd(a, compute_uv=False)
+        smax = S[..., :1] if S.shape[-1] else xp.zeros(S.shape[:-1] + (1,), dtype=S.dtype)
     cut = _tolerances(smax, m, n, a.real.dtype, atol, rtol)
-    r = Tensor._make(np.asarray(np.sum(S > cut, axis=-1), dtype=np.int64))
+    r = Tensor._make(xp.asarray(xp.sum(S > cut, axis=-1), dtype=np.int64))
     return r if out is None else write_out(out, r)
 
 
@@ -785,30 +818,31 @@ class LinalgLstsq(ArrayFunction):
         ctx.vector = vector
         m, n = A.shape[-2:]
         Bm = B[..., None] if vector else B
-        U, S, Vh = np.linalg.svd(A, full_matrices=False)
-        smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), dtype=A.real.dtype)
+        xp = namespace(A, B)
+        U, S, Vh = xp.linalg.svd(A, full_matrices=False)
+        smax = S[..., :1] if S.shape[-1] else xp.zeros(S.shape[:-1] + (1,), dtype=A.real.dtype)
         rc = np.finfo(A.real.dtype).eps * max(m, n) if rcond is None else rcond
         if driver == "gels":
             rc = 0.0
         keep = S > rc * smax
-        rank = np.sum(keep, axis=-1).astype(np.int64)
-        sinv = np.where(keep, 1 / np.where(S == 0, 1, S), 0)
+        rank = xp.sum(keep, axis=-1).astype(np.int64)
+        sinv = xp.where(keep, 1 / xp.where(S == 0, 1, S), 0)
         # X = V diag(1/s) U^H B: the minimum-norm least-squares solution
-        X = np.matmul(np.conj(np.swapaxes(Vh, -1, -2)) * sinv[..., None, :],
-                      np.matmul(np.conj(np.swapaxes(U, -1, -2)), Bm)).astype(A.dtype)
-        if driver in ("gelsd", "gelss", "gels") and m > n and np.all(rank == n):
-            res = np.sum(np.abs(np.matmul(A, X) - Bm) ** 2, axis=-2).astype(A.real.dtype)
+        X = xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)) * sinv[..., None, :],
+                      xp.matmul(xp.conj(xp.swapaxes(U, -1, -2)), Bm)).astype(A.dtype)
+        if driver in ("gelsd", "gelss", "gels") and m > n and (rank == n).all():
+            res = xp.sum(xp.abs(xp.matmul(A, X) - Bm) ** 2, axis=-2).astype(A.real.dtype)
         else:
-            res = np.zeros((0,), dtype=A.real.dtype)
-        X = np.ascontiguousarray(X[..., 0] if vector else X)
+            res = xp.zeros((0,), dtype=A.real.dtype)
+        X = xp.ascontiguousarray(X[..., 0] if vector else X)
         ctx.save_for_backward(A, B, X)
         ctx.has_res = res.size > 0
         if driver in ("gelsd", "gelss"):
-            sv = np.ascontiguousarray(S.astype(A.real.dtype))
+            sv = xp.ascontiguousarray(S.astype(A.real.dtype))
         else:
-            sv = np.zeros((0,), dtype=A.real.dtype)
+            sv = xp.zeros((0,), dtype=A.real.dtype)
         if driver == "gels":
-            rank = np.zeros((0,), dtype=np.int64)
+            rank = xp.zeros((0,), dtype=np.int64)
         return X, res, rank, sv
 
     @staticmethod
@@ -890,7 +924,8 @@ def matrix_power(A, n, *, out=None):
     """A^n by repeated squaring (n < 0: powers of the inverse)."""
     _check_square(A, "linalg.matrix_power")
     if n == 0:
-        eye = Tensor._make(np.broadcast_to(np.eye(A.shape[-1], dtype=A._data.dtype), A.shape))
+        xp = namespace(A._data)
+        eye = Tensor._make(xp.broadcast_to(xp.eye(A.shape[-1], dtype=A._data.dtype), A.shape))
         r = A.clone(memory_format=_contig()).copy_(eye)
     elif n == 1:
         r = A.clone(memory_format=_contig())
@@ -997,12 +1032,13 @@ def _ord_word(ord):
 class _Amax(ArrayFunction):
     """out = max over dim;   gx = g shared evenly among the maxima"""
     node_name = "AmaxBackward0"
-    _reduce = staticmethod(np.max)
+    _reduce = "max"
 
     @classmethod
     def forward(cls, ctx, x, dim, keepdim):
         ctx.dim, ctx.keepdim = dim, keepdim
-        r = np.asarray(cls._reduce(x, axis=dim, keepdims=keepdim))
+        xp = namespace(x)
+        r = xp.asarray(getattr(xp, cls._reduce)(x, axis=dim, keepdims=keepdim))
         ctx.save_for_backward(x, r)
         return r
 
@@ -1017,7 +1053,7 @@ class _Amax(ArrayFunction):
 
 class _Amin(_Amax):
     node_name = "AminBackward0"
-    _reduce = staticmethod(np.min)
+    _reduce = "min"
 
 
 def _backshift(d0, d1, ndim):
@@ -1068,7 +1104,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
                 shape[d] = 1
             else:
                 del shape[d]
-            return Tensor._make(np.zeros(shape, dtype=x._data.dtype))
+            return x.new_zeros(shape)
         return reduce.apply(x, wrap_dim(d, x.ndim), keepdim)
     if abs_ord == 2:
         _check_low_precision(A, "linalg.matrix_norm")

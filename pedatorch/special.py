@@ -37,6 +37,7 @@ import math
 import numpy as np
 
 from ._tensor import Tensor
+from .backend import namespace
 from ._dtype import to_opmath, is_float_np
 from .autograd.function import ArrayFunction
 from .ops._util import promote_to_float, to_float, write_out, require_tensor, is_number, _type_word
@@ -66,8 +67,9 @@ def _check_tensor(fn, input, arg="input", position=1):
 
 def _no_reduced(x, kernel):
     """The ops PyTorch has no float16/bfloat16 CPU kernel for raise its NotImplementedError."""
-    if x.dtype.itemsize == 2 and is_float_np(x.dtype):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_word(x.dtype)}'")
+    dt = getattr(x, "dtype", x)   # (an array, or a dtype)
+    if dt.itemsize == 2 and is_float_np(dt):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_word(dt)}'")
 
 
 def _two_numbers(fn, input, other):
@@ -89,7 +91,8 @@ def _compute(kernel, x):
 
 def _nondifferentiable(kernel, input):
     """PyTorch marks the Bessel functions' outputs non-differentiable: a plain Tensor, no grad_fn."""
-    return Tensor._make(np.asarray(_compute(kernel, input._data)))
+    xp = namespace(input._data)
+    return Tensor._make(xp.asarray(_compute(kernel, input._data)))
 
 
 # ====================================================================== kernels (float64 arrays)
@@ -98,11 +101,12 @@ def _log_ndtr(x):
     """log ndtr(x) = log(erfc(-x / sqrt 2) / 2), as PyTorch computes it:
     x < -1: log(erfcx(-t) / 2) - t²  (no underflow: log_ndtr(-50) = -1254.8),  t = x / sqrt 2
     else:   log1p(-erfc(t) / 2)     (no rounding to 0: log_ndtr(10) = -7.6e-24)"""
+    xp = namespace(x)
     t = x * math.sqrt(0.5)        # (PyTorch's rounding of t: far out, erfc(t) magnifies it 2 t² times)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        left = np.log(_erfcx(-t) / 2) - t * t
-        right = np.log1p(-_erfc(t) / 2)
-    return np.where(x < -1, left, right)
+        left = xp.log(_erfcx(-t) / 2) - t * t
+        right = xp.log1p(-_erfc(t) / 2)
+    return xp.where(x < -1, left, right)
 
 
 def _ndtri(p):
@@ -113,51 +117,55 @@ def _ndtri(p):
     f(x) = log_ndtr(x) - log q, whose derivative exp(-x²/2 - log_ndtr(x)) / sqrt(2 pi) never
     underflows; Newton doubles the correct digits, so 4 steps reach float64's precision.
     """
-    q = np.minimum(p, 1 - p)
+    xp = namespace(p)
+    q = xp.minimum(p, 1 - p)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        t = np.sqrt(-2 * np.log(q))
+        t = xp.sqrt(-2 * xp.log(q))
         x = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) /
               (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))))
-        log_q = np.log(q)
+        log_q = xp.log(q)
         for _ in range(4):
             lnd = _log_ndtr(x)
-            x = x - (lnd - log_q) * _SQRT_2PI * np.exp(x * x / 2 + lnd)
-        x = np.where(q == 0, -np.inf, x)
-        x = np.where(p > 0.5, -x, x)
-        x = np.where(p == 0.5, 0.0, x)
-        return np.where((p < 0) | (p > 1), np.nan, x)      # (NaN stays NaN through the steps)
+            x = x - (lnd - log_q) * _SQRT_2PI * xp.exp(x * x / 2 + lnd)
+        x = xp.where(q == 0, -np.inf, x)
+        x = xp.where(p > 0.5, -x, x)
+        x = xp.where(p == 0.5, 0.0, x)
+        return xp.where((p < 0) | (p > 1), np.nan, x)      # (NaN stays NaN through the steps)
 
 
 def _scaled_bessel_i_large(nu, ax):
     """exp(-x) I_nu(x) for large x > 0 (Hankel's expansion, 30 terms: good to 1e-16 from x = 40):
     exp(-x) I_nu(x) ~ 1 / sqrt(2 pi x) sum_k (-1)^k prod_{j<=k} (4 nu² - (2j-1)²) / (k! (8x)^k)"""
+    xp = namespace(nu, ax)
     mu = 4.0 * nu * nu
-    term = np.ones_like(ax)
+    term = xp.ones_like(ax)
     total = term.copy()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for k in range(1, 31):
             term = -term * (mu - (2 * k - 1) ** 2) / (8 * k * ax)
             total = total + term
-        return total / np.sqrt(2 * math.pi * ax)
+        return total / xp.sqrt(2 * math.pi * ax)
 
 
 def _i0e(x):
     """exp(-|x|) I0(x): numpy's i0 below |x| = 40, Hankel's expansion above (no overflow)."""
-    ax = np.abs(x)
+    xp = namespace(x)
+    ax = xp.abs(x)
     small = ax < 40
     with np.errstate(over="ignore", invalid="ignore"):
-        out = np.where(small, np.i0(np.where(small, ax, 0)) * np.exp(-ax), _scaled_bessel_i_large(0, ax))
-    return np.where(ax == np.inf, 0.0, out)
+        out = xp.where(small, xp.i0(xp.where(small, ax, 0)) * xp.exp(-ax), _scaled_bessel_i_large(0, ax))
+    return xp.where(ax == np.inf, 0.0, out)
 
 
 def _i1e(x):
     """exp(-|x|) I1(x), odd in x: the I1 series of ops/special.py below |x| = 40, Hankel above."""
-    ax = np.abs(x)
+    xp = namespace(x)
+    ax = xp.abs(x)
     small = ax < 40
     with np.errstate(over="ignore", invalid="ignore"):
-        out = np.where(small, _i1(np.where(small, ax, 0)) * np.exp(-ax), _scaled_bessel_i_large(1, ax))
-    out = np.where(ax == np.inf, 0.0, out)
-    return np.where(x < 0, -out, out)          # (i1e(-0.) is +0. in PyTorch, i1e(-inf) is -0.)
+        out = xp.where(small, _i1(xp.where(small, ax, 0)) * xp.exp(-ax), _scaled_bessel_i_large(1, ax))
+    out = xp.where(ax == np.inf, 0.0, out)
+    return xp.where(x < 0, -out, out)          # (i1e(-0.) is +0. in PyTorch, i1e(-inf) is -0.)
 
 
 def _bessel_j(n, x):
@@ -171,22 +179,23 @@ def _bessel_j(n, x):
     chi = x - (n/2 + 1/4) pi, P and Q the even and odd terms of the series of _scaled_bessel_i_large
     with alternating signs.
     """
-    ax = np.abs(x)
+    xp = namespace(n, x)
+    ax = xp.abs(x)
     small = ax <= 25
-    xs = np.where(small, ax, 0.0)
+    xs = xp.where(small, ax, 0.0)
     m = 64
-    integral = np.zeros_like(xs)
+    integral = xp.zeros_like(xs)
     for k in range(m + 1):
         t = math.pi * k / m
         weight = 0.5 if k in (0, m) else 1.0
-        integral = integral + weight * np.cos(n * t - xs * math.sin(t))
+        integral = integral + weight * xp.cos(n * t - xs * math.sin(t))
     integral = integral / m
 
     mu = 4.0 * n * n
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        xl = np.where(small, 100.0, ax)
-        p, q = np.ones_like(xl), np.zeros_like(xl)
-        term = np.ones_like(xl)
+        xl = xp.where(small, 100.0, ax)
+        p, q = xp.ones_like(xl), xp.zeros_like(xl)
+        term = xp.ones_like(xl)
         for k in range(1, 31):
             term = term * (mu - (2 * k - 1) ** 2) / (8 * k * xl)
             sign = -1 if k % 4 in (2, 3) else 1            # i^k: +Q, -P, -Q, +P, ...
@@ -195,30 +204,31 @@ def _bessel_j(n, x):
             else:
                 p = p + sign * term
         chi = xl - (n / 2 + 0.25) * math.pi
-        large = np.sqrt(2 / (math.pi * xl)) * (p * np.cos(chi) - q * np.sin(chi))
-    half = np.minimum(ax, 1.0) / 2
+        large = xp.sqrt(2 / (math.pi * xl)) * (p * xp.cos(chi) - q * xp.sin(chi))
+    half = xp.minimum(ax, 1.0) / 2
     term = half ** n / math.factorial(n)
     series = term
     for k in range(1, 12):
         term = -term * half * half / (k * (k + n))
         series = series + term
 
-    out = np.where(ax < 1, series, np.where(small, integral, large))
-    out = np.where(np.isnan(x), x, out)
-    return np.where(np.signbit(x), -out, out) if n == 1 else out     # J0 is even, J1 odd (J1(-0.) = -0.)
+    out = xp.where(ax < 1, series, xp.where(small, integral, large))
+    out = xp.where(xp.isnan(x), x, out)
+    return xp.where(xp.signbit(x), -out, out) if n == 1 else out     # J0 is even, J1 odd (J1(-0.) = -0.)
 
 
 def _zeta(x, q):
     """Hurwitz zeta(x, q) = sum_{k>=0} (k + q)^-x, by Euler-Maclaurin summation (as Cephes does):
     the first terms summed directly until k >= 9 and w = q + k > 9, the rest from
     w^(1-x) / (x - 1) - w^-x / 2 + sum_j B_2j / (2j)! x (x+1) ... (x+2j-2) w^(-x-2j+1)."""
-    x, q = np.broadcast_arrays(x, q)
+    xp = namespace(x, q)
+    x, q = xp.broadcast_arrays(x, q)
     # the domain: pole at x = 1, nothing for x < 1; poles at q = 0, -1, -2, ...;
     # q < 0 only for integer x (else (k + q)^-x is complex)
-    pole = (x == 1) | ((q <= 0) & (q == np.floor(q)))
-    bad = (x < 1) | ((q <= 0) & (x != np.floor(x)) & ~pole)
-    q_safe = np.where(pole | bad, 1.0, q)
-    x_safe = np.where(pole | bad, 2.0, x)
+    pole = (x == 1) | ((q <= 0) & (q == xp.floor(q)))
+    bad = (x < 1) | ((q <= 0) & (x != xp.floor(x)) & ~pole)
+    q_safe = xp.where(pole | bad, 1.0, q)
+    x_safe = xp.where(pole | bad, 2.0, x)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         s = q_safe ** -x_safe
         w = q_safe.copy()
@@ -227,20 +237,20 @@ def _zeta(x, q):
             more = (k < 9) | (w <= 9)
             if not more.any():
                 break
-            w = np.where(more, w + 1, w)
-            s = np.where(more, s + w ** -x_safe, s)
+            w = xp.where(more, w + 1, w)
+            s = xp.where(more, s + w ** -x_safe, s)
             k += 1
         b = w ** -x_safe
         s = s + b * w / (x_safe - 1) - b / 2
-        rising = np.ones_like(s)                 # x (x+1) ... (x+2j-2)
+        rising = xp.ones_like(s)                 # x (x+1) ... (x+2j-2)
         for j, bern in enumerate(_BERN, start=1):
             rising = rising * (x_safe + 2 * j - 2)
             b = b / w
             s = s + bern / math.factorial(2 * j) * rising * b
             rising = rising * (x_safe + 2 * j - 1)
             b = b / w
-    out = np.where(pole, np.inf, s)
-    return np.where(bad, np.nan, out)
+    out = xp.where(pole, np.inf, s)
+    return xp.where(bad, np.nan, out)
 
 
 # ====================================================================== ops with a gradient
@@ -252,12 +262,13 @@ class Entr(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        xp = namespace(x)
         ctx.save_for_backward(x)
         xf = to_float(x)
         xo = to_opmath(xf)
         with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.where(xo > 0, -xo * np.log(xo), np.where(xo == 0, 0.0, -np.inf))
-        return np.where(np.isnan(xo), xo, out).astype(xf.dtype)
+            out = xp.where(xo > 0, -xo * xp.log(xo), xp.where(xo == 0, 0.0, -np.inf))
+        return xp.where(xp.isnan(xo), xo, out).astype(xf.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -389,15 +400,16 @@ class XLog1py(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, y):
+        xp = namespace(x, y)
         xs, ys = promote_to_float(x, y)
         dt = np.result_type(*(v for v in (xs, ys) if hasattr(v, "dtype")))   # (bool with float: the float)
         # a Python number is saved as an array, so that backward reads both sides alike
-        ctx.save_for_backward(x if hasattr(x, "dtype") else np.asarray(xs, dt),
-                              y if hasattr(y, "dtype") else np.asarray(ys, dt))
-        xo, yo = to_opmath(np.asarray(xs, dt)), to_opmath(np.asarray(ys, dt))
+        ctx.save_for_backward(x if hasattr(x, "dtype") else xp.asarray(xs, dt),
+                              y if hasattr(y, "dtype") else xp.asarray(ys, dt))
+        xo, yo = to_opmath(xp.asarray(xs, dt)), to_opmath(xp.asarray(ys, dt))
         with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.where(xo == 0, 0.0, xo * np.log1p(yo))
-        return np.where(np.isnan(yo), yo, out).astype(dt)
+            out = xp.where(xo == 0, 0.0, xo * xp.log1p(yo))
+        return xp.where(xp.isnan(yo), yo, out).astype(dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -427,12 +439,13 @@ class Zeta(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, q):
+        xp = namespace(x, q)
         xs, qs = promote_to_float(x, q)
         dt = (xs if hasattr(xs, "dtype") else qs).dtype
-        _no_reduced(np.empty(0, dt), "zeta_cpu")
+        _no_reduced(np.dtype(dt), "zeta_cpu")
         ctx.save_for_backward(x if hasattr(x, "dtype") else None, q if hasattr(q, "dtype") else None)
         ctx.x_number = None if hasattr(x, "dtype") else x
-        return _zeta(np.asarray(xs, np.float64), np.asarray(qs, np.float64)).astype(dt)
+        return _zeta(xp.asarray(xs, np.float64), xp.asarray(qs, np.float64)).astype(dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -580,9 +593,10 @@ def bessel_j1(input, *, out=None):
 
 def _spherical_j0(x):
     """sin(x) / x: 1 at 0, 0 at +-inf."""
+    xp = namespace(x)
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(x == 0, 1.0, np.sin(x) / x)
-    return np.where(np.isinf(x), 0.0, out)
+        out = xp.where(x == 0, 1.0, xp.sin(x) / x)
+    return xp.where(xp.isinf(x), 0.0, out)
 
 
 def spherical_bessel_j0(input, *, out=None):

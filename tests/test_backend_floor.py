@@ -63,7 +63,6 @@ def _report():
     return {k: v for k, v in bad.items() if v}
 
 
-@pytest.mark.xfail(reason="the migration to backend namespaces is in progress (issue 10)", strict=False)
 def test_no_numpy_arrays_outside_the_backend():
     bad = _report()
     lines = [f"{f}:{line}: {what}" for f, vs in bad.items() for line, what in vs]

@@ -8,13 +8,6 @@ import pedatorch as pt
 from pedatorch.backend import standin, to_host
 
 
-def _migrating(request, device):
-    """While the ops move to backend namespaces (issue 10), CUDA runs of op tests may fail."""
-    if device == "cuda":
-        request.applymarker(pytest.mark.xfail(reason="op migration to the backend floor in progress",
-                                              strict=False))
-
-
 def test_no_gpu_means_no_error_and_no_warning(recwarn):
     assert isinstance(pt.cuda.is_available(), bool)
     if not pt.cuda.is_available():
@@ -38,8 +31,7 @@ def test_import_does_not_import_cupy():
     assert out.strip() in ("True", "False")
 
 
-def test_device_api(device, request):
-    _migrating(request, device)
+def test_device_api(device):
     if device == "cpu":
         return
     assert pt.cuda.is_available() and pt.cuda.device_count() >= 1
@@ -121,8 +113,7 @@ OPS = {
 
 
 @pytest.mark.parametrize("op", sorted(OPS))
-def test_ops_agree_across_devices(device, op, request):
-    _migrating(request, device)
+def test_ops_agree_across_devices(device, op):
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
     want = OPS[op](pt.tensor(a), pt.tensor(b))

@@ -19,8 +19,6 @@ inputs instead of accumulating them, and skips nodes that lead to none of them.
 import heapq
 import warnings
 
-import numpy as np
-
 from .grad_mode import _state
 from .graph import AccumulateGrad
 from .function import _edge_to
@@ -281,10 +279,12 @@ def _run_node(node, grads, keep_graph, create_graph, captured, nonleaf_targets, 
                 grads = list(new)
     meta = node._out_meta
     if meta is not None:
+        xp = None
         for nr, g in enumerate(grads):
             m = meta[nr]
             if g is None and m is not None and m[2] and node._materialize_grads:
-                xp = np
+                if xp is None:   # the zeros go where the node's other output gradients are
+                    xp = namespace(*(t._data for t in grads if t is not None))
                 grads[nr] = Tensor._make(xp.zeros(m[0], dtype=m[1]))
     try:
         result = node.apply(*grads)

@@ -26,6 +26,8 @@ import traceback
 
 import numpy as _np
 
+from ..backend import CPU_ARRAY, CPU_BACKEND, is_array, writeable
+
 from .grad_mode import _state, no_grad
 from .graph import Node, AccumulateGrad, _seq, saved_input, saved_output, saved_const, SAVED_INPUT, SAVED_OUTPUT
 from .. import _tensor
@@ -188,11 +190,13 @@ class ArrayFunction(Function):
             if record:
                 ctx = _new_node(cls, args)
                 out = cls.forward(ctx, *arrays)
-                if type(out) is _np.ndarray and out.ndim > 1 and (cls._elementwise or cls._result_format) and cls._plain:
+                if (type(out) is CPU_ARRAY or type(out) is not tuple and is_array(out)) and out.ndim > 1 and (
+                        cls._elementwise or cls._result_format) and cls._plain:
                     out = _elementwise_layout(cls, arrays, out, ctx)
                 return _wrap_recorded(cls, ctx, args, out)
             out = cls.forward(_NO_CTX, *arrays)
-            if type(out) is _np.ndarray and out.ndim > 1 and (cls._elementwise or cls._result_format) and cls._plain:
+            if (type(out) is CPU_ARRAY or type(out) is not tuple and is_array(out)) and out.ndim > 1 and (
+                    cls._elementwise or cls._result_format) and cls._plain:
                 out = _elementwise_layout(cls, arrays, out, None)
         except ValueError as e:  # numpy's words -> PyTorch's RuntimeError
             raise _numpy_error(e, arrays) from None
@@ -201,7 +205,7 @@ class ArrayFunction(Function):
             if moved is None:
                 raise
             return cls.apply(*moved)
-        if cls._plain and type(out) is _np.ndarray:
+        if cls._plain and (type(out) is CPU_ARRAY or type(out) is not tuple and is_array(out)):
             t = _make(out)
             if _state.inference:
                 t._is_inference = True
@@ -296,14 +300,15 @@ def _wrap_plain(cls, args, out):
 
 
 def _as_array(arr):
-    """numpy turns 0-dim results into scalars; tensors always hold arrays."""
+    """numpy turns 0-dim results into scalars; tensors always hold arrays. (A scalar comes only from a
+    numpy op: cupy's reductions give 0-dim arrays, so the host array made here is right.)"""
     if isinstance(arr, (_np.generic, int, float, complex, bool)):
-        return _np.asarray(arr)
+        return CPU_BACKEND.xp.asarray(arr)   # numpy: a numpy scalar or number is a CPU value
     return arr
 
 
 def _plain_one(cls, args, arr):
-    if type(arr) is not _np.ndarray:
+    if type(arr) is not CPU_ARRAY:
         arr = _as_array(arr)
     if cls._inplace_of is not None:
         t = args[cls._inplace_of]
@@ -325,7 +330,7 @@ def _write_inplace(t, arr):
                            "https://github.com/pytorch/rfcs/pull/17 for more details.")
     if arr is dst:
         return
-    if not dst.flags.writeable:
+    if not writeable(dst):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")
     from ..ops._util import can_cast_np
@@ -347,14 +352,15 @@ def _write_inplace(t, arr):
 
 def _wrap_recorded(cls, ctx, args, out):
     """Outputs of a built-in op that records a node: link the node into the graph."""
-    if cls._plain and type(out) is _np.ndarray:  # the common case: one array, not a view
+    # the common case: one array, not a view
+    if cls._plain and (type(out) is CPU_ARRAY or type(out) is not tuple and is_array(out)):
         t = _make(out, ctx if out.dtype.kind in "fcV" else None)
         if "_to_save" in ctx.__dict__:
             _save(ctx, args, (out,), (t,))
         return t
     multi = type(out) is tuple
     raw = out if multi else (out,)  # as forward returned them: a 0-dim result may be a numpy scalar
-    outs = tuple(o if type(o) is _np.ndarray else _as_array(o) for o in raw)
+    outs = tuple(o if type(o) is CPU_ARRAY else _as_array(o) for o in raw)
     if cls._inplace_of is not None:
         return _wrap_inplace(cls, ctx, args, outs, multi, raw)
     results = []

@@ -12,10 +12,8 @@ flows to next (another op's node, or the ``AccumulateGrad`` of a leaf).
 import itertools
 import sys
 
-import numpy as _np
-
+from ..backend import CPU_ARRAY, is_array, writeable
 from .._layout import copy_like_leaf, obeys_grad_layout
-
 from ..utils.hooks import _HookDict, add_hook
 
 _seq = itertools.count()
@@ -199,9 +197,10 @@ def _type_name(arr):
              "uint8": "ByteTensor", "bool": "BoolTensor"}
     others = {"bfloat16": "BFloat16", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
     name = from_numpy_dtype(arr.dtype).name
+    cuda = type(arr) is not CPU_ARRAY and is_array(arr)   # (PyTorch: torch.cuda.FloatTensor)
     if name in others:
-        return "CPU" + others[name] + "Type"
-    return "torch." + names.get(name, "Tensor")
+        return ("CUDA" if cuda else "CPU") + others[name] + "Type"
+    return ("torch.cuda." if cuda else "torch.") + names.get(name, "Tensor")
 
 
 def _op_name(node):
@@ -232,7 +231,8 @@ def _exclusively_owned(grad, var):
     if not _STEAL:
         return False
     arr = grad._data
-    if type(arr) is not _np.ndarray or not arr.flags.writeable or not obeys_grad_layout(arr, var._data):
+    if (type(arr) is not CPU_ARRAY and not is_array(arr) or not writeable(arr)
+            or not obeys_grad_layout(arr, var._data)):
         return False  # .grad is laid out as the leaf is (PyTorch's layout contract)
     if sys.getrefcount(grad) != _ENGINE_REFS + 1 or sys.getrefcount(arr) != 3:
         return False
@@ -247,7 +247,7 @@ def _exclusively_owned(grad, var):
         if holder._data is not base or sys.getrefcount(holder) != 3:
             return False
         extra = 1
-    return (type(base) is _np.ndarray and base.base is None and base.flags.owndata and base.size == arr.size
+    return (is_array(base) and base.base is None and base.flags.owndata and base.size == arr.size
             and sys.getrefcount(base) == 3 + extra)
 
 

@@ -173,3 +173,59 @@ def storage_root(arr):
     while getattr(root, "base", None) is not None and _holds_memory(root.base):
         root = root.base
     return root
+
+
+def writeable(arr):
+    """May ``arr`` be written to? numpy keeps a flag (False for broadcast views and read-only buffers);
+    cupy keeps none, so there an array whose memory overlaps itself (a stride 0 over more than one
+    element: an ``expand``/``broadcast_to`` view) counts as read-only, as PyTorch refuses such writes."""
+    if type(arr) is np.ndarray:
+        return arr.flags.writeable
+    if isinstance(arr, np.ndarray):
+        return arr.flags.writeable
+    return not any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
+
+
+def cholesky(a, upper=False):
+    """``np.linalg.cholesky(a, upper=upper)`` on a's device (cupy's has no ``upper``: there it is the
+    conjugate transpose of the lower factor)."""
+    b = backend_of(a)
+    if b is CPU_BACKEND:
+        return np.linalg.cholesky(a, upper=upper)
+    return b.cholesky(a, upper)
+
+
+def linalg_errors(arr):
+    """A context in which ``xp.linalg`` raises ``numpy.linalg.LinAlgError`` for a singular (or not positive
+    definite) matrix on arr's device: numpy always does; cupy only inside ``cupyx.errstate(linalg='raise')``
+    (by default it returns NaN/inf silently)."""
+    b = backend_of(arr)
+    if b is CPU_BACKEND:
+        import contextlib
+        return contextlib.nullcontext()
+    return b.linalg_errors()
+
+
+def ufunc_at(name, target, index, values):
+    """``np.<name>.at(target, index, values)`` (name: add, multiply, maximum, minimum) in place on target's
+    device: repeated indices combine. cupy's side: ``CupyBackend.ufunc_at`` (cupyx scatter kernels)."""
+    if type(target) is np.ndarray:
+        getattr(np, name).at(target, index, values)
+        return
+    backend_of(target).ufunc_at(name, target, index, values)
+
+
+def argsort_stable(a, axis=-1):
+    """Indices that sort ``a`` along ``axis``, stable (ties keep their order; NaN last), on a's device:
+    numpy needs ``kind="stable"``; cupy's sort is always stable (and older cupy refuses ``kind``)."""
+    if type(a) is CPU_ARRAY or isinstance(a, np.ndarray):
+        return np.argsort(a, axis=axis, kind="stable")
+    return backend_of(a).argsort_stable(a, axis)
+
+
+def accumulate(ufunc_name, a, axis):
+    """``np.<ufunc_name>.accumulate(a, axis=axis)`` on a's device (``"maximum"``: the running max); cupy's
+    ufuncs accumulate only ``add`` and ``multiply``."""
+    if type(a) is CPU_ARRAY or isinstance(a, np.ndarray):
+        return getattr(np, ufunc_name).accumulate(a, axis=axis)
+    return backend_of(a).accumulate(ufunc_name, a, axis)

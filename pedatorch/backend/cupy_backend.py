@@ -45,6 +45,15 @@ class CupyBackend(Backend):
         # cupy has no ufunc.at for every dtype; cupyx.scatter_add is its np.add.at
         self._cupyx.scatter_add(target, index, values)
 
+    def ufunc_at(self, name, target, index, values):
+        """np.<name>.at: cupyx's scatter kernels for add/maximum/minimum; cupy's own ufunc.at otherwise
+        (multiply: only where this cupy version has it)."""
+        fn = {"add": "scatter_add", "maximum": "scatter_max", "minimum": "scatter_min"}.get(name)
+        if fn is not None:
+            getattr(self._cupyx, fn)(target, index, values)
+        else:
+            getattr(self.xp, name).at(target, index, values)
+
     def as_strided(self, arr, shape, strides):
         return self.xp.lib.stride_tricks.as_strided(arr, shape, strides)
 
@@ -77,6 +86,29 @@ class CupyBackend(Backend):
             with self.xp.cuda.Device(index):
                 g = self._generators[index] = self.xp.random.default_rng(seed)
         return g
+
+    def new_generator(self, index, seed):
+        """A fresh generator on device ``index`` (for ``pedatorch.Generator(device='cuda')``), not the device's
+        default one."""
+        with self.xp.cuda.Device(index):
+            return self.xp.random.default_rng(seed)
+
+    def generator_state(self, rng):
+        """A host copy (uint8 numpy array) of generator ``rng``'s state: its cuRAND states' bytes (cupy keeps
+        them in ``bit_generator._state``, a device array; no public API)."""
+        return self.to_host(rng.bit_generator._state).view("uint8")
+
+    def set_generator_state(self, rng, state):
+        """Restore what ``generator_state`` returned."""
+        dst = rng.bit_generator._state
+        if state.size != dst.size:
+            raise RuntimeError(f"RNG state is wrong size: expected {dst.size} bytes, got {state.size}")
+        dst[...] = self.xp.asarray(state.view("int8"))
+
+    def device_context(self, index):
+        """``with backend.device_context(i):`` device ``i`` is cupy's current device inside the block (cupy's
+        generators draw only on the device that holds their state)."""
+        return self.xp.cuda.Device(index)
 
     # memory: cupy's pool, with the peak tracked at each allocation (frees only lower the use)
     def _install_allocator(self):
@@ -129,3 +161,29 @@ class CupyBackend(Backend):
 
     def elapsed_ms(self, start, end):
         return self.xp.cuda.get_elapsed_time(start, end)
+
+    # linalg: what cupy's differs in
+    def cholesky(self, a, upper):
+        L = self.xp.linalg.cholesky(a)   # (no ``upper=``: the conjugate transpose of the lower factor)
+        return self.xp.ascontiguousarray(self.xp.conj(self.xp.swapaxes(L, -1, -2))) if upper else L
+
+    def linalg_errors(self):
+        """cupy returns NaN for a singular matrix unless asked to raise LinAlgError, as numpy does."""
+        return self._cupyx.errstate(linalg="raise")
+
+    def argsort_stable(self, a, axis):
+        return self.xp.argsort(a, axis=axis)   # cupy's sorts are stable (NaN last, as numpy's)
+
+    def accumulate(self, ufunc_name, a, axis):
+        """A running ``ufunc`` along ``axis`` as a scan in log2(n) steps (Hillis-Steele): step k combines
+        each element with the one 2**k places before it. Exact for maximum/minimum (they pick, not round)."""
+        xp = self.xp
+        if ufunc_name in ("add", "multiply"):
+            return getattr(xp, ufunc_name).accumulate(a, axis=axis)
+        f = getattr(xp, ufunc_name)
+        out = xp.moveaxis(a, axis, -1).copy()
+        n, step = out.shape[-1], 1
+        while step < n:
+            out[..., step:] = f(out[..., step:], out[..., :-step])   # (the right side is a new array)
+            step *= 2
+        return xp.ascontiguousarray(xp.moveaxis(out, -1, axis))

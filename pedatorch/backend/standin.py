@@ -14,6 +14,7 @@ Registered only by the tests (``enable()``), as the one device ``cuda:0``; users
 So an op that allocates with ``np.zeros`` instead of its inputs' namespace, or type-checks ``np.ndarray``,
 fails loudly here, as it would on a GPU.
 """
+import contextlib
 import time
 
 import numpy as np
@@ -43,6 +44,8 @@ def _wrap(r):
         return StandinArray(np.asarray(r))
     if type(r) is tuple or type(r) is list:
         return type(r)(_wrap(v) for v in r)
+    if isinstance(r, tuple) and hasattr(r, "_fields"):   # numpy.linalg's named results (SVDResult, EighResult)
+        return type(r)(*(_wrap(v) for v in r))
     return r
 
 
@@ -237,6 +240,9 @@ class StandinBackend(Backend):
     def as_strided(self, arr, shape, strides):
         return StandinArray(np.lib.stride_tricks.as_strided(arr._a, shape, strides))
 
+    def ufunc_at(self, name, target, index, values):
+        getattr(np, name).at(target._a, _unwrap(index), _unwrap(values))
+
     def use_device(self, index):
         pass
 
@@ -253,6 +259,30 @@ class StandinBackend(Backend):
         if self._generator is None:
             self._generator = _Object(np.random.default_rng(seed))
         return self._generator
+
+    def new_generator(self, index, seed):
+        """A fresh generator (for ``pedatorch.Generator(device='cuda')``): numpy's, its draws device arrays."""
+        return _Object(np.random.default_rng(seed))
+
+    def generator_state(self, rng):
+        """A host copy (uint8 numpy array) of generator ``rng``'s state: numpy's PCG64 state as six 64-bit
+        words (state and increment, low word first; the buffered 32-bit half and its flag)."""
+        st = rng._obj.bit_generator.state
+        m = (1 << 64) - 1
+        words = [st["state"]["state"] & m, st["state"]["state"] >> 64, st["state"]["inc"] & m,
+                 st["state"]["inc"] >> 64, st["has_uint32"], st["uinteger"]]
+        return np.array(words, np.uint64).view(np.uint8)
+
+    def set_generator_state(self, rng, state):
+        if state.size != 48:
+            raise RuntimeError(f"RNG state is wrong size: expected 48 bytes, got {state.size}")
+        w = [int(v) for v in state.view(np.uint64)]
+        rng._obj.bit_generator.state = {"bit_generator": "PCG64",
+                                        "state": {"state": w[0] | w[1] << 64, "inc": w[2] | w[3] << 64},
+                                        "has_uint32": w[4], "uinteger": w[5]}
+
+    def device_context(self, index):
+        return contextlib.nullcontext()
 
     # memory: the stand-in keeps no allocator of its own, so it counts nothing
     def memory_allocated(self, index):
@@ -279,6 +309,19 @@ class StandinBackend(Backend):
 
     def elapsed_ms(self, start, end):
         return (end.time - start.time) * 1000.0
+
+    def cholesky(self, a, upper):
+        return StandinArray(np.linalg.cholesky(a._a, upper=upper))
+
+    def linalg_errors(self):
+        import contextlib
+        return contextlib.nullcontext()   # numpy inside: it raises LinAlgError already
+
+    def argsort_stable(self, a, axis):
+        return StandinArray(np.argsort(a._a, axis=axis, kind="stable"))
+
+    def accumulate(self, ufunc_name, a, axis):
+        return StandinArray(getattr(np, ufunc_name).accumulate(a._a, axis=axis))
 
 
 class _Object:

@@ -2,7 +2,9 @@
 import numpy as np
 
 import pedatorch as torch
+from pedatorch._random import _device_generator
 from pedatorch.autograd import Function
+from pedatorch.backend import namespace
 from pedatorch.ops.special import _digamma
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -23,29 +25,42 @@ def _sample_standard_gamma(alpha):
 
     The uniforms and normals come from pedatorch's generator, so ``manual_seed`` makes this
     reproducible (the numbers differ from PyTorch's, which draws one entry at a time).
+
+    This is the CPU's sampler (a host array ``alpha``); CUDA tensors draw on their device
+    (``_sample_standard_gamma_device``).
     """
-    alpha = np.asarray(alpha, np.float64).reshape(-1)
-    out = np.full(alpha.shape, np.nan)
+    xp = namespace(alpha)
+    alpha = alpha.astype(np.float64).reshape(-1)
+    out = xp.full(alpha.shape, np.nan)
     valid = alpha > 0                                     # NaN / non-positive alpha gives NaN
-    boost = np.ones_like(alpha)
+    boost = xp.ones_like(alpha)
     small = valid & (alpha < 1)
     if small.any():
         u = 1 - torch.rand(int(small.sum()), dtype=torch.float64)._data     # in (0, 1]
         boost[small] = u ** (1 / alpha[small])
-    a = np.where(small, alpha + 1, alpha)
+    a = xp.where(small, alpha + 1, alpha)
     d = a - 1 / 3
-    c = 1 / np.sqrt(9 * np.where(valid, d, 1))
-    pending = np.flatnonzero(valid)
+    c = 1 / xp.sqrt(9 * xp.where(valid, d, 1))
+    pending = xp.flatnonzero(valid)
     while pending.size:
         z = torch.randn(pending.size, dtype=torch.float64)._data
         u = 1 - torch.rand(pending.size, dtype=torch.float64)._data
         v = (1 + c[pending] * z) ** 3
         with np.errstate(invalid="ignore", divide="ignore"):
             accept = (v > 0) & ((u < 1 - 0.0331 * z ** 4) |
-                                (np.log(u) < 0.5 * z ** 2 + d[pending] * (1 - v + np.log(v))))
+                                (xp.log(u) < 0.5 * z ** 2 + d[pending] * (1 - v + xp.log(v))))
         out[pending[accept]] = d[pending[accept]] * v[accept]
         pending = pending[~accept]
     return out * boost
+
+
+def _sample_standard_gamma_device(alpha, device):
+    """Gamma(alpha, 1) draws on a CUDA device, from the device generator's ``standard_gamma`` (cupy's
+    Marsaglia-Tsang kernel), for the float64 device array ``alpha``; NaN where alpha is not positive."""
+    xp = namespace(alpha)
+    valid = alpha > 0
+    x = _device_generator(None, device).standard_gamma(xp.where(valid, alpha, 1.0))
+    return xp.where(valid, x, np.nan)
 
 
 # ====================================================================== d sample / d alpha
@@ -66,8 +81,9 @@ def _standard_gamma_grad(alpha, x):
     For alpha > 1e4 it uses the Wilson-Hilferty approximation x = alpha (1 - 1/(9 alpha) + z / sqrt(9 alpha))^3
     with z held fixed (relative error below 1e-5 there).
     """
-    alpha, x = np.broadcast_arrays(np.asarray(alpha, np.float64), np.asarray(x, np.float64))
-    grad = np.empty(alpha.shape)
+    xp = namespace(alpha, x)
+    alpha, x = xp.broadcast_arrays(alpha.astype(np.float64), x.astype(np.float64))
+    grad = xp.empty(alpha.shape)
     big = alpha > _SERIES_MAX_ALPHA
     grad[big] = _wilson_hilferty_grad(alpha[big], x[big])
     grad[~big] = _series_grad(alpha[~big], x[~big])
@@ -77,13 +93,14 @@ def _standard_gamma_grad(alpha, x):
 def _series_grad(a, x):
     if a.size == 0:
         return a.copy()
+    xp = namespace(a, x)
     r = 1 / a
     psi = _digamma(a + 1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_x = np.log(x)
+        log_x = xp.log(x)
         total = r * (log_x - psi)
         # the terms grow until n ~ x, then shrink fast: run past the largest x, until every term is negligible
-        n_min = np.max(x[np.isfinite(x)], initial=0.0)
+        n_min = max(0.0, float(xp.where(xp.isfinite(x), x, 0.0).max()))
         n = 0
         while True:
             # next term: r_{n+1} = r_n x / (a + n + 1),  digamma(a + n + 2) = digamma(a + n + 1) + 1 / (a + n + 1)
@@ -93,15 +110,16 @@ def _series_grad(a, x):
             total = total + term
             n += 1
             # (a NaN term compares False: a NaN entry cannot keep the loop running)
-            if n > n_min and not np.any(np.abs(term) > 1e-16 * np.abs(total)):
+            if n > n_min and not bool((abs(term) > 1e-16 * abs(total)).any()):
                 break
     return -x * total
 
 
 def _wilson_hilferty_grad(a, x):
     """dx/da with x = a (1 - 1/(9a) + z / sqrt(9a))^3 and z (the normal quantile) held fixed."""
-    s = np.cbrt(x / a)                      # s = 1 - 1/(9a) + z / sqrt(9a)
-    z = (s - 1 + 1 / (9 * a)) * np.sqrt(9 * a)
+    xp = namespace(a, x)
+    s = xp.cbrt(x / a)                      # s = 1 - 1/(9a) + z / sqrt(9a)
+    z = (s - 1 + 1 / (9 * a)) * xp.sqrt(9 * a)
     ds_da = 1 / (9 * a * a) - z / (6 * a ** 1.5)
     return s ** 3 + 3 * a * s ** 2 * ds_da
 
@@ -113,19 +131,22 @@ class _StandardGamma(Function):
 
     @staticmethod
     def forward(ctx, concentration):
-        arr = concentration.detach().cpu()._data
-        x = _sample_standard_gamma(arr).reshape(arr.shape)
+        arr = concentration.detach()._data
+        if concentration.is_cpu:
+            x = _sample_standard_gamma(arr).reshape(arr.shape)
+        else:
+            x = _sample_standard_gamma_device(arr.astype(np.float64), concentration.device)
         tiny = np.finfo(arr.dtype).tiny
-        x = np.maximum(x.astype(arr.dtype), tiny)      # as PyTorch: never exactly 0 (log x stays finite)
-        sample = torch.tensor(x, device=concentration.device)
+        x = namespace(x).maximum(x.astype(arr.dtype), tiny)   # as PyTorch: never exactly 0 (log x stays finite)
+        sample = torch.Tensor._make(x)
         ctx.save_for_backward(concentration, sample)
         return sample
 
     @staticmethod
     def backward(ctx, grad):
         concentration, sample = ctx.saved_tensors
-        dx_dalpha = _standard_gamma_grad(concentration.detach().cpu()._data, sample.detach().cpu()._data)
-        return grad * torch.tensor(dx_dalpha, dtype=grad.dtype, device=grad.device)
+        dx_dalpha = _standard_gamma_grad(concentration.detach()._data, sample.detach()._data)
+        return grad * torch.Tensor._make(dx_dalpha.astype(grad._data.dtype))
 
 
 def _standard_gamma(concentration):

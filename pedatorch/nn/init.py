@@ -201,7 +201,7 @@ def eye_(tensor):
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
-        _torch().eye(*tensor.shape, out=tensor, requires_grad=tensor.requires_grad)
+        _torch().eye(*tensor.shape, out=tensor, device=tensor.device, requires_grad=tensor.requires_grad)
     return tensor
 
 
@@ -346,7 +346,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         for col_idx in range(cols):  # one permutation per column, drawn in order (the RNG stream)
-            row_indices = torch.randperm(rows)
+            row_indices = torch.randperm(rows, device=tensor.device)   # drawn where the tensor lives
             zero_indices = row_indices[:num_zeros]
             tensor[zero_indices, col_idx] = 0
     return tensor

@@ -13,6 +13,7 @@ import types
 import numpy as np
 
 from .. import _dtype as D
+from ..backend import CPU_ARRAY, is_array, namespace
 from .._tensor import Tensor
 from .._dtype import is_inexact_np, is_float_np
 
@@ -22,8 +23,11 @@ _float_kinds = "fc"
 def promote(a, b):
     """Cast arrays/scalars ``a`` and ``b`` so numpy computes in PyTorch's result dtype."""
     ta, tb = type(a), type(b)
-    if ta is np.ndarray:
-        if tb is np.ndarray:
+    # (arrays of any device: CPU_ARRAY is the quick test, is_array the one for device arrays)
+    a_arr = ta is CPU_ARRAY or ta is not float and ta is not int and is_array(a)
+    b_arr = tb is CPU_ARRAY or tb is not float and tb is not int and is_array(b)
+    if a_arr:
+        if b_arr:
             da, db = a.dtype, b.dtype
             if da == db:
                 return a, b
@@ -38,7 +42,7 @@ def promote(a, b):
                 return a, b
             if a.dtype.kind in "iu":
                 return a, wrap_int(b, a.dtype)
-    elif tb is np.ndarray and ta is float and b.dtype.kind in "fc":
+    elif b_arr and ta is float and b.dtype.kind in "fc":
         return a, b
     dt = D.result_type_of(a, b).np
     return cast(a, dt), cast(b, dt)
@@ -229,7 +233,7 @@ def write_out(out, result):
                            "one of the arguments requires grad.")
     r = result._data
     if out._data.shape != r.shape:
-        out._data = np.empty(r.shape, dtype=out._data.dtype) if isinstance(r, np.ndarray) else r.astype(
+        out._data = namespace(out._data).empty(r.shape, dtype=out._data.dtype) if is_array(r) else r.astype(
             out._data.dtype)
     if not can_cast_np(r.dtype, out._data.dtype):
         raise RuntimeError(f"result type {_type_word(r.dtype)} can't be cast to the desired output type "

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._device import as_device, to_device_array, CPU
-from ..backend import cuda_backend
+from ..backend import cuda_backend, device_namespace, namespace, as_strided, is_array, CPU_ARRAY, CPU_BACKEND
 from .._layout import relayout, format_strides
 from .._tensor import Tensor, Size, preserve_format, contiguous_format
 from ._util import write_out, register, cast, checked_int, require_tensor
@@ -26,6 +26,15 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack", "zeros
            "eye", "empty_strided", "scalar_tensor", "frombuffer", "complex", "polar"]
 
 _pyrange = range
+
+# numpy, named for what it does here: values that are computed on the host (data from Python lists,
+# linspace's and logspace's exact scalar recipes) and then moved to the target device once, by _finish
+_host = CPU_BACKEND.xp
+
+
+def _xp(device):
+    """The namespace that allocates on ``device`` (None: the CPU): factories allocate there directly."""
+    return device_namespace(None if device is None else as_device(device))
 
 
 def _size_arg(size, fn="zeros"):
@@ -49,7 +58,8 @@ def _size_arg(size, fn="zeros"):
 
 
 def _finish(arr, device, requires_grad, out=None):
-    """Place ``arr`` on ``device`` and wrap it (the common tail of every factory)."""
+    """Place ``arr`` on ``device`` and wrap it (the common tail of every factory; an array already
+    allocated there stays as it is, a host array is moved once)."""
     if device is not None:
         dev = as_device(device)
         if dev.type != "cpu":
@@ -99,14 +109,15 @@ def _check_ragged(data, depth=0):
 
 
 def _to_array(data, dtype):
-    if isinstance(data, np.ndarray):
+    if is_array(data):   # a numpy array, or a device array (copied where it is)
         arr = data
+        xp = namespace(arr)
         if dtype is None:
             D.from_numpy_dtype(arr.dtype)  # TypeError for dtypes PyTorch lacks
-            return np.array(arr, copy=True)
-        return np.array(arr, dtype=dtype.np, copy=True)
+            return xp.array(arr, copy=True)
+        return xp.array(arr, dtype=dtype.np, copy=True)
     if isinstance(data, np.generic):
-        return np.array(data, dtype=dtype.np if dtype else None)
+        return _host.array(data, dtype=dtype.np if dtype else None)
     if isinstance(data, str):
         raise TypeError(f"new(): invalid data type 'str'")
     has_tensor = isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data)
@@ -114,7 +125,7 @@ def _to_array(data, dtype):
     if isinstance(data, (list, tuple)):
         _check_ragged(data)
     try:
-        arr = np.array(data)
+        arr = _host.array(data)
     except ValueError as e:
         raise ValueError(str(e)) from None
     if arr.dtype.kind in "US":  # strings: PyTorch reads a leading str as one more (endless) dimension
@@ -133,7 +144,7 @@ def _to_array(data, dtype):
     if isinstance(_first(data), np.generic):
         # numpy scalars keep their dtype, Python numbers count as PyTorch's defaults, all promoted
         dt = None
-        for leaf in np.array(data, dtype=object).reshape(-1):
+        for leaf in _host.array(data, dtype=object).reshape(-1):
             d = D.from_numpy_dtype(leaf.dtype) if isinstance(leaf, np.generic) else D._scalar_dtype(leaf)
             dt = d if dt is None else D.promote_types(dt, d)
         return arr.astype(dt.np, copy=False)
@@ -155,7 +166,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         arr = data._data.copy() if dtype is None else data._data.astype(dtype.np)
         return _finish(arr, device if device is not None else None, requires_grad) if device is not None or \
             data.is_cpu else _finish_same_device(arr, requires_grad)
-    arr = _to_array(data, dtype)
+    arr = _to_array(data, dtype)   # on the host (or where a given device array is), then moved once
     return _finish(arr, device, requires_grad)
 
 
@@ -168,14 +179,14 @@ def _finish_same_device(arr, requires_grad):
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     dt = dtype or D.get_default_dtype()
-    return _finish(np.array(s, dtype=dt.np), device, requires_grad)
+    return _finish(_xp(device).array(s, dtype=dt.np), device, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares memory when it can (a tensor or a numpy array of the right dtype)."""
     if isinstance(data, Tensor):
         return data.to(device=device, dtype=dtype) if (dtype or device) else data
-    if isinstance(data, np.ndarray) and (dtype is None or dtype.np == data.dtype) and \
+    if isinstance(data, CPU_ARRAY) and (dtype is None or dtype.np == data.dtype) and \
             (device is None or as_device(device).type == "cpu"):
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
@@ -193,7 +204,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 
 def from_numpy(ndarray):
     """A tensor over the same memory as ``ndarray`` (no copy: changes show in both)."""
-    if not isinstance(ndarray, np.ndarray):
+    if not isinstance(ndarray, CPU_ARRAY):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     if any(s < 0 for s in ndarray.strides):
         raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
@@ -219,7 +230,7 @@ def from_dlpack(ext_tensor):
 
 
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
-    arr = np.frombuffer(buffer, dtype=dtype.np, count=count, offset=offset)
+    arr = _host.frombuffer(buffer, dtype=dtype.np, count=count, offset=offset)
     return _finish(arr, None, requires_grad)
 
 
@@ -228,24 +239,25 @@ def _dtype_or_default(dtype):
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    return _finish(np.zeros(_size_arg(size), _dtype_or_default(dtype)), device, requires_grad, out)
+    return _finish(_xp(device).zeros(_size_arg(size), _dtype_or_default(dtype)), device, requires_grad, out)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    return _finish(np.ones(_size_arg(size, "ones"), _dtype_or_default(dtype)), device, requires_grad, out)
+    return _finish(_xp(device).ones(_size_arg(size, "ones"), _dtype_or_default(dtype)), device, requires_grad, out)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
-    return _finish(np.zeros(_size_arg(size, "empty"), _dtype_or_default(dtype)), device, requires_grad, out)
+    return _finish(_xp(device).zeros(_size_arg(size, "empty"), _dtype_or_default(dtype)), device, requires_grad,
+                   out)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     size, stride = tuple(size), tuple(stride)
     n = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
-    flat = np.zeros(max(n, 1), _dtype_or_default(dtype))
+    flat = _xp(device).zeros(max(n, 1), _dtype_or_default(dtype))
     item = flat.itemsize
-    arr = np.lib.stride_tricks.as_strided(flat, size, tuple(s * item for s in stride))
+    arr = as_strided(flat, size, tuple(s * item for s in stride))
     return _finish(arr, device, requires_grad)
 
 
@@ -265,7 +277,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
         fill_value = fill_value.item()
     np_dt = dtype.np if dtype is not None else _fill_dtype(fill_value)
     value = cast(checked_int(fill_value, np_dt), np_dt)
-    return _finish(np.full(_size_arg((size,), "full"), value, np_dt), device, requires_grad, out)
+    return _finish(_xp(device).full(_size_arg((size,), "full"), value, np_dt), device, requires_grad, out)
 
 
 def _like(input, dtype, device):
@@ -287,12 +299,13 @@ def _laid_out_like(arr, input, memory_format):
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format):
     np_dt, dev = _like(input, dtype, device)
-    return _finish(_laid_out_like(np.zeros(input._data.shape, np_dt), input, memory_format), dev, requires_grad)
+    return _finish(_laid_out_like(_xp(dev).zeros(input._data.shape, np_dt), input, memory_format), dev,
+                   requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=preserve_format):
     np_dt, dev = _like(input, dtype, device)
-    arr = _laid_out_like(np.ones(input._data.shape, np_dt), input, memory_format)
+    arr = _laid_out_like(_xp(dev).ones(input._data.shape, np_dt), input, memory_format)
     if dev is None and input.is_cpu:
         t = Tensor._make(arr)
         if requires_grad:
@@ -311,7 +324,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     np_dt, dev = _like(input, dtype, device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    arr = np.full(input._data.shape, cast(checked_int(fill_value, np_dt), np_dt), np_dt)
+    arr = _xp(dev).full(input._data.shape, cast(checked_int(fill_value, np_dt), np_dt), np_dt)
     return _finish(_laid_out_like(arr, input, memory_format), dev, requires_grad)
 
 
@@ -336,9 +349,9 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         np_dt = dtype.np
     n = max(0, int(np.ceil((end - start) / step)))
     if np_dt.kind in "iu" and all(isinstance(v, numbers.Integral) for v in (start, end, step)):
-        arr = np.arange(start, start + n * step, step, dtype=np_dt)[:n]
+        arr = _xp(device).arange(start, start + n * step, step, dtype=np_dt)[:n]
     else:
-        arr = (start + np.arange(n, dtype=np.float64) * step).astype(np_dt)
+        arr = (start + _xp(device).arange(n, dtype=np.float64) * step).astype(np_dt)
     return _finish(arr, device, requires_grad, out)
 
 
@@ -351,7 +364,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
         start, end = 0, start
     n = int((end - start) // step) + 1
     np_dt = (dtype or D.get_default_dtype()).np
-    arr = (start + np.arange(n, dtype=np.float64) * step).astype(np_dt)
+    arr = (start + _xp(device).arange(n, dtype=np.float64) * step).astype(np_dt)
     return _finish(arr, device, requires_grad, out)
 
 
@@ -367,11 +380,11 @@ def _as_scalar_type(v, np_dt):
 def _c_double_to_int(x, np_dt):
     """double -> integer as x86-64 converts: truncate; out of range (inf, nan) gives the minimum of int64,
     or of int32 for narrower types, which keep their low bits."""
-    x = np.trunc(x)
+    x = _host.trunc(x)
     wide = np_dt.itemsize == 8
     lim = 2.0 ** 63 if wide else 2.0 ** 31
     ok = (x >= -lim) & (x < lim)
-    v = np.where(ok, x, -lim).astype(np.int64)
+    v = _host.where(ok, x, -lim).astype(np.int64)
     return v.astype(np_dt)
 
 
@@ -401,18 +414,18 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         np_dt = dtype.np
     work = np_dt if is_inexact_np(np_dt) else np.dtype(np.float64)
     if steps == 0:
-        arr = np.zeros(0, np_dt)
+        arr = _host.zeros(0, np_dt)   # (linspace's values are computed on the host: exact fma recipe)
     else:
         s, e = _as_scalar_type(start, np_dt), _as_scalar_type(end, np_dt)
         if steps == 1:
-            arr = np.array([s], dtype=work)
+            arr = _host.array([s], dtype=work)
         else:
             step = (work.type(e) - work.type(s)) / work.type(steps - 1)
             half = steps // 2
-            i = np.arange(steps)
+            i = _host.arange(steps)
             lo = _fused(step, i[:half].astype(work), work.type(s), work)
             hi = _fused(-step, (steps - 1 - i[half:]).astype(work), work.type(e), work)
-            arr = np.concatenate([lo, hi]).astype(work)
+            arr = _host.concatenate([lo, hi]).astype(work)
         arr = arr.astype(np_dt) if is_inexact_np(np_dt) else _c_double_to_int(arr, np_dt)
     return _finish(arr, device, requires_grad, out)
 
@@ -428,18 +441,18 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     np_dt = (dtype or D.get_default_dtype()).np
     if np_dt.kind == "c":       # complex: numpy's power of a complex linspace
         lin = linspace(start, end, steps, dtype=D.from_numpy_dtype(np_dt))._data
-        return _finish(np.power(np_dt.type(base), lin).astype(np_dt), device, requires_grad, out)
+        return _finish(_host.power(np_dt.type(base), lin).astype(np_dt), device, requires_grad, out)
     if steps <= 1:
-        exps = np.array([float(start)] * steps)         # one value: start itself, not converted
+        exps = _host.array([float(start)] * steps)         # one value: start itself, not converted
     else:
         s, e = _as_scalar_type(start, np_dt), _as_scalar_type(end, np_dt)
-        diff = float(np.array(e, np_dt) - np.array(s, np_dt)) if is_inexact_np(np_dt) else e - s
+        diff = float(_host.array(e, np_dt) - _host.array(s, np_dt)) if is_inexact_np(np_dt) else e - s
         step = diff / (steps - 1)                        # end - start in the output dtype, then float64
         half = steps // 2
-        i = np.arange(steps, dtype=np.float64)
-        exps = np.concatenate([float(s) + step * i[:half], float(e) - step * (steps - 1 - i[half:])])
+        i = _host.arange(steps, dtype=np.float64)
+        exps = _host.concatenate([float(s) + step * i[:half], float(e) - step * (steps - 1 - i[half:])])
     base = float(base)
-    arr = np.array([_pow(base, x) for x in exps.tolist()], dtype=np.float64)
+    arr = _host.array([_pow(base, x) for x in exps.tolist()], dtype=np.float64)   # C's pow, on the host
     if is_inexact_np(np_dt):
         arr = arr.astype(np.float32).astype(np_dt) if np_dt.itemsize == 2 else arr.astype(np_dt)
     else:
@@ -460,7 +473,8 @@ def _pow(x, y):
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"n must be greater or equal to 0, got {n if n < 0 else m}")
-    return _finish(np.eye(n, n if m is None else m, dtype=_dtype_or_default(dtype)), device, requires_grad, out)
+    return _finish(_xp(device).eye(n, n if m is None else m, dtype=_dtype_or_default(dtype)), device, requires_grad,
+                   out)
 
 
 def complex(real, imag, *, out=None):

@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype as D
+from ..backend import namespace, CPU_ARRAY, is_array
 from .._layout import iterator_result, _empty_preserving_layout
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
@@ -23,6 +24,27 @@ from ._util import (promote, to_float, write_out, register, is_number, _type_wor
 from .._dtype import is_float_np, is_inexact_np, is_reduced_np, to_opmath
 
 __all__ = []  # filled by _export
+
+
+class _ByName:
+    """``_XP.exp``: a kernel that calls ``exp`` of its arguments' namespace (numpy for host arrays, cupy for
+    device ones), for the op tables below, which name their kernels at import time, before any array is
+    seen. On host arrays it calls the numpy function itself, unchanged."""
+
+    def __getattr__(self, name):
+        np_fn = getattr(np, name)
+
+        def kernel(*args, **kwargs):
+            if type(args[0]) is CPU_ARRAY:   # (the host's quick path)
+                return np_fn(*args, **kwargs)
+            xp = namespace(*args)
+            return np_fn(*args, **kwargs) if xp is np else getattr(xp, name)(*args, **kwargs)
+        kernel.__name__ = kernel.__qualname__ = name
+        setattr(self, name, kernel)
+        return kernel
+
+
+_XP = _ByName()
 
 
 def _export(names):
@@ -45,7 +67,7 @@ class Add(ArrayFunction):
             dt = result_np_dtype(a, b)
             if dt == np.bool_:  # bool: a or (alpha and b)
                 return a | (b & bool(alpha))
-            b = _alpha_operand(b, dt)  # (a bool b is still bool: alpha * b must not make it int64)
+            b = _alpha_operand(b, dt, a)  # (a bool b is still bool: alpha * b must not make it int64)
             if _is_half(a, b):
                 return _half_alpha(a, b, alpha, dt, 1)
             return a + alpha * b
@@ -69,7 +91,7 @@ class Sub(ArrayFunction):
         if alpha != 1:
             ctx.alpha = alpha
             dt = result_np_dtype(a, b)
-            b = _alpha_operand(b, dt)
+            b = _alpha_operand(b, dt, a)
             if _is_half(a, b):
                 return _half_alpha(a, b, alpha, dt, -1)
             return a - alpha * b
@@ -94,7 +116,7 @@ class Rsub(ArrayFunction):
         if alpha == 1:
             return b - a
         dt = result_np_dtype(a, b)
-        a = _alpha_operand(a, dt)
+        a = _alpha_operand(a, dt, b)
         return _half_alpha(b, a, alpha, dt, -1) if _is_half(a, b) else b - alpha * a
 
     @staticmethod
@@ -111,16 +133,18 @@ class RsubTensor(Rsub):
 def _half_alpha(a, b, alpha, dt, sign):
     """a + sign * alpha * b for float16/bfloat16: PyTorch's kernel rounds alpha to the tensor's dtype,
     then computes in float32 and rounds once."""
-    alpha32 = np.float32(np.asarray(alpha).astype(dt)) * sign
-    return (to_opmath(np.asarray(a)) + alpha32 * to_opmath(np.asarray(b))).astype(dt)
+    xp = namespace(a, b)
+    alpha32 = np.float32(dt.type(alpha)) * sign   # (a host number: alpha rounded to the dtype)
+    return (to_opmath(xp.asarray(a)) + alpha32 * to_opmath(xp.asarray(b))).astype(dt)
 
 
-def _alpha_operand(x, dt):
+def _alpha_operand(x, dt, other):
     """The operand alpha multiplies, in the result dtype; an array for integer dtypes, so that alpha times
     a number wraps there as in PyTorch (uint8: ``add(x, -1, alpha=2)`` adds 254) instead of numpy's
     OverflowError for a Python int out of range."""
+    xp = namespace(x, other)   # (a number becomes a 0-dim array on the other operand's device)
     x = cast(x, dt)
-    return np.asarray(x, dtype=dt) if dt.kind in "iu" else x
+    return xp.asarray(x, dtype=dt) if dt.kind in "iu" else x
 
 
 def _no_bool_sub(a, b):
@@ -141,12 +165,13 @@ class Mul(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
+        xp = namespace(a, b)
         needs = ctx.needs_input_grad
         if needs:  # da needs b, db needs a (PyTorch saves no more than that)
             ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
         pa, pb = promote(a, b)
         if _is_half(pa, pb):
-            return _in_opmath(np.multiply, a, b, pa, pb)
+            return _in_opmath(xp.multiply, a, b, pa, pb)
         return pa * pb
 
     @staticmethod
@@ -159,7 +184,7 @@ class Mul(ArrayFunction):
 def _is_half(*promoted):
     """Whether promoted operands compute in float16/bfloat16."""
     for x in promoted:
-        if isinstance(x, np.ndarray):
+        if type(x) is CPU_ARRAY or is_array(x):
             return x.dtype.itemsize == 2 and is_float_np(x.dtype)
     return False
 
@@ -169,9 +194,10 @@ def _in_opmath(op, a, b, pa, pb):
     scalar operand (a Python number, a 0-dim tensor) taken unrounded, the result rounded once.  numpy
     would round the scalar to the half type first (``x * pi`` with pi as bfloat16: a different result).
     ``pa``/``pb`` are the promoted operands, which give the result dtype."""
-    dt = next(x.dtype for x in (pa, pb) if isinstance(x, np.ndarray))
+    xp = namespace(a, b)
+    dt = next(x.dtype for x in (pa, pb) if is_array(x))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return op(np.asarray(a).astype(np.float32), np.asarray(b).astype(np.float32)).astype(dt)
+        return op(xp.asarray(a).astype(np.float32), xp.asarray(b).astype(np.float32)).astype(dt)
 
 
 def _conj(x):
@@ -188,6 +214,7 @@ class Div(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode=None):
+        xp = namespace(a, b)
         needs = ctx.needs_input_grad
         if needs:  # da needs b; db needs a and b
             ctx.save_for_backward(a if needs[1] else None, b)
@@ -195,9 +222,9 @@ class Div(ArrayFunction):
         if rounding_mode is None:
             pa, pb = promote_to_float(a, b)  # true division: integers go straight to float
             if _is_half(pa, pb):
-                return _in_opmath(np.true_divide, a, b, pa, pb)
+                return _in_opmath(xp.true_divide, a, b, pa, pb)
             with np.errstate(divide="ignore", invalid="ignore"):
-                return np.true_divide(pa, pb)
+                return xp.true_divide(pa, pb)
         a, b = promote(a, b)
         return _rounded_div(a, b, rounding_mode)
 
@@ -219,28 +246,30 @@ class DivRounded(Div):
 
 
 def _rounded_div(a, b, mode):
+    xp = namespace(a, b)
     kind = np.result_type(a, b).kind
     if mode == "trunc":
         if kind in "iu":
             _check_int_zero(b, a)
-            q = np.floor_divide(a, b)
-            r = np.remainder(a, b)
+            q = xp.floor_divide(a, b)
+            r = xp.remainder(a, b)
             return q + ((r != 0) & (q < 0)).astype(q.dtype)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.trunc(np.true_divide(a, b))
+            return xp.trunc(xp.true_divide(a, b))
     if mode == "floor":
         if kind in "iu":
             _check_int_zero(b, a)
-            return np.floor_divide(a, b)
+            return xp.floor_divide(a, b)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.floor_divide(a, b)
+            return xp.floor_divide(a, b)
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
 
 
 def _check_int_zero(b, a):
     """Integer division by zero is PyTorch's error, raised only when some element is actually divided
     (an empty result, ``empty_int_tensor // 0``, divides nothing)."""
-    if np.any(np.asarray(b) == 0) and np.broadcast(np.asarray(a), np.asarray(b)).size:
+    zero = bool((b == 0).any()) if is_array(b) else b == 0   # (a device sync: only integer division checks)
+    if zero and math.prod(np.broadcast_shapes(getattr(a, "shape", ()), getattr(b, "shape", ()))):
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -251,6 +280,7 @@ class Pow(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, p):
+        xp = namespace(a)
         ctx.save_for_backward(a)
         ctx.p = p
         # PyTorch checks the exponent as given (before uint8 would wrap -3 into 253), then converts it to
@@ -261,12 +291,12 @@ class Pow(ArrayFunction):
         if dt.kind in "iu" or is_reduced_np(dt):
             checked_int(p, dt)
         if dt == np.bool_:  # bool ** bool: no bool pow kernel; PyTorch copies (** True) or fills ones (** False)
-            return a.copy() if p else np.ones_like(a)
+            return a.copy() if p else xp.ones_like(a)
         a2, p2 = promote(a, p)
         if p == 2:
             return a2 * a2
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.power(a2, p2)
+            return xp.power(a2, p2)
 
     @staticmethod
     def backward(ctx, grad):
@@ -282,12 +312,13 @@ class Pow(ArrayFunction):
 def _int_power(a, b):
     """Integer a ** b with a tensor exponent, as PyTorch computes it: a negative exponent gives 1 where
     a == 1, +-1 where a == -1 (by b's parity) and 0 elsewhere (numpy refuses negative integer powers)."""
-    neg = np.asarray(b < 0)
+    xp = namespace(a, b)
+    neg = xp.asarray(b < 0)
     if not neg.any():
-        return np.power(a, b)
-    out = np.power(a, np.where(neg, 0, b))
-    at_neg = np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 0, 1, -1), 0))
-    return np.where(neg, at_neg, out).astype(out.dtype)
+        return xp.power(a, b)
+    out = xp.power(a, xp.where(neg, 0, b))
+    at_neg = xp.where(a == 1, 1, xp.where(a == -1, xp.where(b % 2 == 0, 1, -1), 0))
+    return xp.where(neg, at_neg, out).astype(out.dtype)
 
 
 class PowTensor(ArrayFunction):
@@ -297,13 +328,14 @@ class PowTensor(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
+        xp = namespace(a, b)
         check_kernel_dtype("pow", result_np_dtype(a, b), "ifc")  # (bool ** bool has no kernel)
         a2, b2 = promote(a, b)
         if a2.dtype.kind in "iu":
             out = _int_power(a2, b2)
         else:
             with np.errstate(divide="ignore", invalid="ignore"):
-                out = np.power(a2, b2)
+                out = xp.power(a2, b2)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -329,9 +361,10 @@ class RPow(ArrayFunction):
 
     @staticmethod
     def forward(ctx, b, s):
+        xp = namespace(b, s)
         check_kernel_dtype("pow", result_np_dtype(s, b), "ifc")
         s2, b2 = promote(s, b)
-        out = _int_power(s2, b2) if b2.dtype.kind in "iu" else np.power(s2, b2)
+        out = _int_power(s2, b2) if b2.dtype.kind in "iu" else xp.power(s2, b2)
         ctx.save_for_backward(b, out)  # (PyTorch saves the exponent too)
         ctx.s = s
         return out
@@ -353,12 +386,13 @@ class Remainder(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
+        xp = namespace(a, b)
         ctx.save_for_backward(needed(ctx, 1, a), needed(ctx, 1, b))  # (only b's gradient reads them)
         a, b = promote(a, b)
         if np.result_type(a, b).kind in "iu":
             _check_int_zero(b, a)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.remainder(a, b)
+            return xp.remainder(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -382,11 +416,12 @@ class RemainderScalarFirst(ArrayFunction):
 
     @staticmethod
     def forward(ctx, b, s):
+        xp = namespace(b, s)
         s2, b2 = promote(s, b)
         if b2.dtype.kind in "iu":
             _check_int_zero(b2, s2)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.remainder(s2, b2)
+            return xp.remainder(s2, b2)
 
     @staticmethod
     def backward(ctx, grad):
@@ -401,12 +436,13 @@ class Fmod(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
+        xp = namespace(a, b)
         ctx.save_for_backward(needed(ctx, 1, a), needed(ctx, 1, b))  # (only b's gradient reads them)
         a, b = promote(a, b)
         if np.result_type(a, b).kind in "iu":
             _check_int_zero(b, a)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.fmod(a, b)
+            return xp.fmod(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -441,9 +477,10 @@ class Atan2(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
+        xp = namespace(a, b)
         ctx.save_for_backward(a, b)
         a, b = promote_to_float(a, b)
-        return np.arctan2(a, b)
+        return xp.arctan2(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -460,9 +497,10 @@ class Maximum(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
+        xp = namespace(a, b)
         ctx.save_for_backward(a, b)
         a, b = promote(a, b)
-        return np.maximum(a, b)
+        return xp.maximum(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -478,9 +516,10 @@ class Minimum(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
+        xp = namespace(a, b)
         ctx.save_for_backward(a, b)
         a, b = promote(a, b)
-        return np.minimum(a, b)
+        return xp.minimum(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -496,9 +535,10 @@ class Fmax(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
+        xp = namespace(a, b)
         ctx.save_for_backward(a, b)
         a, b = promote(a, b)
-        return np.fmax(a, b)
+        return xp.fmax(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -514,9 +554,10 @@ class Fmin(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
+        xp = namespace(a, b)
         ctx.save_for_backward(a, b)
         a, b = promote(a, b)
-        return np.fmin(a, b)
+        return xp.fmin(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -532,7 +573,8 @@ class Hypot(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = np.hypot(*promote(a, b))
+        xp = namespace(a, b)
+        out = xp.hypot(*promote(a, b))
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -549,9 +591,10 @@ class LogAddExp(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
+        xp = namespace(a, b)
         ctx.save_for_backward(a, b)
         a, b = promote_to_float(a, b)
-        return np.logaddexp(a, b)
+        return xp.logaddexp(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -567,14 +610,15 @@ class XLogY(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, y):
+        xp = namespace(x, y)
         xs, ys = promote_to_float(x, y)
         dt = (xs if hasattr(xs, "dtype") else ys).dtype
-        xs, ys = np.asarray(xs, dtype=dt), np.asarray(ys, dtype=dt)
+        xs, ys = xp.asarray(xs, dtype=dt), xp.asarray(ys, dtype=dt)
         # the inputs themselves are saved (double backward differentiates through them); a number as an array
         ctx.save_for_backward(x if hasattr(x, "dtype") else xs, y if hasattr(y, "dtype") else ys)
         with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.where(xs == 0, np.zeros((), dt), xs * np.log(ys))
-        return np.where(np.isnan(ys), ys, out).astype(dt)
+            out = xp.where(xs == 0, xp.zeros((), dt), xs * xp.log(ys))
+        return xp.where(xp.isnan(ys), ys, out).astype(dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -626,7 +670,7 @@ def _unary(name, node_name, kernel, derivative, doc, keep_int=False, dtypes=None
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             out = kernel(wide)
         if wide is not xx:
-            out = np.asarray(out).astype(xx.dtype)
+            out = namespace(out).asarray(out).astype(xx.dtype)
         ctx.save_for_backward(x if saves in ("x", "both") else None, out if saves in ("out", "both") else None)
         return out
 
@@ -642,8 +686,9 @@ def _unary(name, node_name, kernel, derivative, doc, keep_int=False, dtypes=None
 
 def _sigmoid_kernel(x):
     # numerically stable in both tails: exp only of non-positive numbers
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    xp = namespace(x)
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
 def _erf_kernel(x):
@@ -652,9 +697,10 @@ def _erf_kernel(x):
 
 def _erf(x):
     """erf to double precision: a rational Chebyshev fit (W. J. Cody, 1969), vectorised."""
-    x = np.asarray(x)
-    ax = np.abs(x.astype(np.float64))
-    out = np.empty_like(ax)
+    xp = namespace(x)
+    x = xp.asarray(x)
+    ax = xp.abs(x.astype(np.float64))
+    out = xp.empty_like(ax)
     # |x| <= 0.5
     a = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
          3.20937758913846947e03, 1.85777706184603153e-1)
@@ -688,9 +734,9 @@ def _erf(x):
             xnum = (xnum + c[i]) * y
             xden = (xden + d[i]) * y
         r = (xnum + c[7]) / (xden + d[7])
-        ysq = np.trunc(y * 16) / 16
+        ysq = xp.trunc(y * 16) / 16
         dl = (y - ysq) * (y + ysq)
-        out[mid] = 1 - np.exp(-ysq * ysq) * np.exp(-dl) * r
+        out[mid] = 1 - xp.exp(-ysq * ysq) * xp.exp(-dl) * r
     if big.any():
         y = ax[big]
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
@@ -702,14 +748,14 @@ def _erf(x):
                 xden = (xden + q[i]) * z
             r = z * (xnum + p[4]) / (xden + q[4])
             r = (1 / math.sqrt(math.pi) - r) / y
-            ysq = np.trunc(y * 16) / 16
+            ysq = xp.trunc(y * 16) / 16
             dl = (y - ysq) * (y + ysq)
-            val = 1 - np.exp(-ysq * ysq) * np.exp(-dl) * r
-        out[big] = np.where(y > 6.0, 1.0, np.nan_to_num(val, nan=1.0))
-    nan = np.isnan(ax)
+            val = 1 - xp.exp(-ysq * ysq) * xp.exp(-dl) * r
+        out[big] = xp.where(y > 6.0, 1.0, xp.nan_to_num(val, nan=1.0))
+    nan = xp.isnan(ax)
     if nan.any():
         out[nan] = np.nan
-    return (np.sign(x) * out).astype(x.dtype, copy=False)
+    return (xp.sign(x) * out).astype(x.dtype, copy=False)
 
 
 def _weideman_coefficients(n=40):
@@ -717,15 +763,15 @@ def _weideman_coefficients(n=40):
 
     With L = (n / sqrt 2)^(1/2) the substitution t = L tan(theta / 2) maps the real line onto a
     circle, where exp(-t²)(L² + t²) is smooth and periodic: its Fourier coefficients (one FFT here,
-    once at import) decay fast, and 40 of them give erfcx to about 1e-16.
+    once at import) decay fast, and 40 of them give erfcx to about 1e-16. A host table, computed once
+    with numpy; ``_erfcx`` moves it to a device explicitly.
     """
     m = 2 * n
-    k = np.arange(-m + 1, m)
     L = math.sqrt(n / math.sqrt(2))
-    t = L * np.tan(k * math.pi / m / 2)
+    t = L * np.tan([k * math.pi / m / 2 for k in range(-m + 1, m)])
     f = np.concatenate([[0.0], np.exp(-t * t) * (L * L + t * t)])
     a = np.real(np.fft.fft(np.fft.fftshift(f))) / (2 * m)
-    return a[n:0:-1].copy(), L     # highest power first, for np.polyval
+    return a[n:0:-1].copy(), L     # highest power first, for polyval
 
 
 _WEIDEMAN, _WEIDEMAN_L = _weideman_coefficients()
@@ -737,41 +783,46 @@ def _erfcx(x):
     x >= 0: erfcx(x) = 1 / (sqrt(pi) (L + x)) + 2 / (L + x)² sum_n a_n Z^(n-1),  Z = (L - x) / (L + x)
     x < 0:  erfcx(x) = 2 exp(x²) - erfcx(-x)   (overflows to inf below about -26.6, as it should)
     """
-    ax = np.abs(x)
+    xp = namespace(x)
+    ax = xp.abs(x)
     with np.errstate(over="ignore", invalid="ignore"):
         z = (_WEIDEMAN_L - ax) / (_WEIDEMAN_L + ax)
-        pos = 2 * np.polyval(_WEIDEMAN, z) / (_WEIDEMAN_L + ax) ** 2 + 1 / (_SQRT_PI * (_WEIDEMAN_L + ax))
-        pos = np.where(ax == np.inf, 0.0, pos)                       # (inf / inf above)
-        return np.where(x < 0, 2 * np.exp(x * x) - pos, pos)
+        coeffs = _WEIDEMAN if xp is np else xp.asarray(_WEIDEMAN)   # (the host table, moved over: 320 bytes)
+        pos = 2 * xp.polyval(coeffs, z) / (_WEIDEMAN_L + ax) ** 2 + 1 / (_SQRT_PI * (_WEIDEMAN_L + ax))
+        pos = xp.where(ax == np.inf, 0.0, pos)                       # (inf / inf above)
+        return xp.where(x < 0, 2 * xp.exp(x * x) - pos, pos)
 
 
 def _exp_minus_square(x):
     """exp(-x²) to full precision (Cody's trick): with s = x rounded down to 1/16, s² is exact and
     exp(-x²) = exp(-s²) exp(-(x - s)(x + s)); exp(-(x * x)) would carry x*x's rounding error, which
     grows with x² (relative 1e-13 at x = 20)."""
-    s = np.trunc(x * 16) / 16
+    xp = namespace(x)
+    s = xp.trunc(x * 16) / 16
     with np.errstate(invalid="ignore"):
-        return np.where(np.isinf(x), 0.0, np.exp(-s * s) * np.exp(-(x - s) * (x + s)))
+        return xp.where(xp.isinf(x), 0.0, xp.exp(-s * s) * xp.exp(-(x - s) * (x + s)))
 
 
 def _erfc(x):
     """erfc(x) = exp(-x²) erfcx(x), accurate in the right tail (erfc(10) = 2e-45: 1 - erf(10) is 0)."""
+    xp = namespace(x)
     with np.errstate(over="ignore", invalid="ignore"):
-        return np.where(x < 0, 2 - _exp_minus_square(x) * _erfcx(-x), _exp_minus_square(x) * _erfcx(x))
+        return xp.where(x < 0, 2 - _exp_minus_square(x) * _erfcx(-x), _exp_minus_square(x) * _erfcx(x))
 
 
 def _erfinv(y):
     """Inverse erf: a Giles (2010) initial guess refined by two Newton steps."""
-    y = np.asarray(y)
+    xp = namespace(y)
+    y = xp.asarray(y)
     yd = y.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        w = -np.log((1 - yd) * (1 + yd))
-        x = np.where(w < 5, _giles_small(w - 2.5), _giles_big(np.sqrt(w) - 3)) * yd
+        w = -xp.log((1 - yd) * (1 + yd))
+        x = xp.where(w < 5, _giles_small(w - 2.5), _giles_big(xp.sqrt(w) - 3)) * yd
         for _ in range(2):
             err = _erf(x) - yd
-            x = x - err / (2 / math.sqrt(math.pi) * np.exp(-x * x))
-        x = np.where(yd == 1, np.inf, np.where(yd == -1, -np.inf, x))
-        x = np.where(np.abs(yd) > 1, np.nan, x)
+            x = x - err / (2 / math.sqrt(math.pi) * xp.exp(-x * x))
+        x = xp.where(yd == 1, np.inf, xp.where(yd == -1, -np.inf, x))
+        x = xp.where(xp.abs(yd) > 1, np.nan, x)
     return x.astype(y.dtype, copy=False)
 
 
@@ -793,40 +844,41 @@ def _giles_big(w):
 
 _SQRT_PI = math.sqrt(math.pi)
 
-Exp = _unary("Exp", "ExpBackward0", np.exp, lambda x, o, g: g * o, "exp(x)' = exp(x)")
-Exp2 = _unary("Exp2", "Exp2Backward0", np.exp2, lambda x, o, g: g * o * math.log(2), "(2^x)' = 2^x ln 2")
-Expm1 = _unary("Expm1", "Expm1Backward0", np.expm1, lambda x, o, g: g * (o + 1), "(e^x - 1)' = e^x")
-Log = _unary("Log", "LogBackward0", np.log, lambda x, o, g: g / x, "log(x)' = 1 / x")
-Log2 = _unary("Log2", "Log2Backward0", np.log2, lambda x, o, g: g / (x * math.log(2)), "log2(x)' = 1 / (x ln 2)")
-Log10 = _unary("Log10", "Log10Backward0", np.log10, lambda x, o, g: g / (x * math.log(10)),
+Exp = _unary("Exp", "ExpBackward0", _XP.exp, lambda x, o, g: g * o, "exp(x)' = exp(x)")
+Exp2 = _unary("Exp2", "Exp2Backward0", _XP.exp2, lambda x, o, g: g * o * math.log(2), "(2^x)' = 2^x ln 2")
+Expm1 = _unary("Expm1", "Expm1Backward0", _XP.expm1, lambda x, o, g: g * (o + 1), "(e^x - 1)' = e^x")
+Log = _unary("Log", "LogBackward0", _XP.log, lambda x, o, g: g / x, "log(x)' = 1 / x")
+Log2 = _unary("Log2", "Log2Backward0", _XP.log2, lambda x, o, g: g / (x * math.log(2)), "log2(x)' = 1 / (x ln 2)")
+Log10 = _unary("Log10", "Log10Backward0", _XP.log10, lambda x, o, g: g / (x * math.log(10)),
                "log10(x)' = 1 / (x ln 10)")
-Log1p = _unary("Log1p", "Log1PBackward0", np.log1p, lambda x, o, g: g / (x + 1), "log(1 + x)' = 1 / (1 + x)")
-Sqrt = _unary("Sqrt", "SqrtBackward0", np.sqrt, lambda x, o, g: g / (o * 2), "sqrt(x)' = 1 / (2 sqrt(x))")
-Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x), lambda x, o, g: g * -0.5 * o ** 3,
+Log1p = _unary("Log1p", "Log1PBackward0", _XP.log1p, lambda x, o, g: g / (x + 1), "log(1 + x)' = 1 / (1 + x)")
+Sqrt = _unary("Sqrt", "SqrtBackward0", _XP.sqrt, lambda x, o, g: g / (o * 2), "sqrt(x)' = 1 / (2 sqrt(x))")
+Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda x: 1 / _XP.sqrt(x), lambda x, o, g: g * -0.5 * o ** 3,
                "(x^-1/2)' = -1/2 x^-3/2")
-Sin = _unary("Sin", "SinBackward0", np.sin, lambda x, o, g: g * x.cos(), "sin(x)' = cos(x)")
-Cos = _unary("Cos", "CosBackward0", np.cos, lambda x, o, g: g * -x.sin(), "cos(x)' = -sin(x)")
-Tan = _unary("Tan", "TanBackward0", np.tan, lambda x, o, g: g * (o * o + 1), "tan(x)' = 1 + tan²(x)")
-Asin = _unary("Asin", "AsinBackward0", np.arcsin, lambda x, o, g: g * (-x * x + 1).rsqrt(),
+Sin = _unary("Sin", "SinBackward0", _XP.sin, lambda x, o, g: g * x.cos(), "sin(x)' = cos(x)")
+Cos = _unary("Cos", "CosBackward0", _XP.cos, lambda x, o, g: g * -x.sin(), "cos(x)' = -sin(x)")
+Tan = _unary("Tan", "TanBackward0", _XP.tan, lambda x, o, g: g * (o * o + 1), "tan(x)' = 1 + tan²(x)")
+Asin = _unary("Asin", "AsinBackward0", _XP.arcsin, lambda x, o, g: g * (-x * x + 1).rsqrt(),
               "asin(x)' = 1 / sqrt(1 - x²)")
-Acos = _unary("Acos", "AcosBackward0", np.arccos, lambda x, o, g: g * -((-x * x + 1).rsqrt()),
+Acos = _unary("Acos", "AcosBackward0", _XP.arccos, lambda x, o, g: g * -((-x * x + 1).rsqrt()),
               "acos(x)' = -1 / sqrt(1 - x²)")
-Atan = _unary("Atan", "AtanBackward0", np.arctan, lambda x, o, g: g / (x * x + 1), "atan(x)' = 1 / (1 + x²)")
-Sinh = _unary("Sinh", "SinhBackward0", np.sinh, lambda x, o, g: g * x.cosh(), "sinh(x)' = cosh(x)")
-Cosh = _unary("Cosh", "CoshBackward0", np.cosh, lambda x, o, g: g * x.sinh(), "cosh(x)' = sinh(x)")
-Tanh = _unary("Tanh", "TanhBackward0", np.tanh, lambda x, o, g: g * (1 - o * o), "tanh(x)' = 1 - tanh²(x)")
-Asinh = _unary("Asinh", "AsinhBackward0", np.arcsinh, lambda x, o, g: g * (x ** 2 + 1).rsqrt(),
+Atan = _unary("Atan", "AtanBackward0", _XP.arctan, lambda x, o, g: g / (x * x + 1), "atan(x)' = 1 / (1 + x²)")
+Sinh = _unary("Sinh", "SinhBackward0", _XP.sinh, lambda x, o, g: g * x.cosh(), "sinh(x)' = cosh(x)")
+Cosh = _unary("Cosh", "CoshBackward0", _XP.cosh, lambda x, o, g: g * x.sinh(), "cosh(x)' = sinh(x)")
+Tanh = _unary("Tanh", "TanhBackward0", _XP.tanh, lambda x, o, g: g * (1 - o * o), "tanh(x)' = 1 - tanh²(x)")
+Asinh = _unary("Asinh", "AsinhBackward0", _XP.arcsinh, lambda x, o, g: g * (x ** 2 + 1).rsqrt(),
                "asinh(x)' = 1 / sqrt(x² + 1)")
-Acosh = _unary("Acosh", "AcoshBackward0", np.arccosh, lambda x, o, g: g * (x * x - 1).rsqrt(),
+Acosh = _unary("Acosh", "AcoshBackward0", _XP.arccosh, lambda x, o, g: g * (x * x - 1).rsqrt(),
                "acosh(x)' = 1 / sqrt(x² - 1)")
-Atanh = _unary("Atanh", "AtanhBackward0", np.arctanh, lambda x, o, g: g / (1 - x * x),
+Atanh = _unary("Atanh", "AtanhBackward0", _XP.arctanh, lambda x, o, g: g / (1 - x * x),
                "atanh(x)' = 1 / (1 - x²)")
 Sigmoid = _unary("Sigmoid", "SigmoidBackward0", _sigmoid_kernel, lambda x, o, g: g * o * (1 - o),
                  "sigmoid(x)' = sigmoid(x) (1 - sigmoid(x))")
 Erf = _unary("Erf", "ErfBackward0", _erf_kernel, lambda x, o, g: (-(x ** 2)).exp() * (2 / _SQRT_PI) * g,
              "erf(x)' = 2/sqrt(pi) exp(-x²)")
 def _erfc_kernel(x):
-    x = np.asarray(x)
+    xp = namespace(x)
+    x = xp.asarray(x)
     return _erfc(x.astype(np.float64)).astype(x.dtype)
 
 
@@ -844,9 +896,9 @@ def _sinc_grad(x, o, g):
     return where(x_squared_pi == 0, 0.0, out)
 
 
-Sinc = _unary("Sinc", "SincBackward0", np.sinc, _sinc_grad, "sinc(x)' = (cos(pi x) - sinc(x)) / x")
-Deg2rad = _unary("Deg2rad", "Deg2RadBackward0", np.deg2rad, lambda x, o, g: g * (math.pi / 180), "deg2rad")
-Rad2deg = _unary("Rad2deg", "Rad2DegBackward0", np.rad2deg, lambda x, o, g: g * (180 / math.pi), "rad2deg")
+Sinc = _unary("Sinc", "SincBackward0", _XP.sinc, _sinc_grad, "sinc(x)' = (cos(pi x) - sinc(x)) / x")
+Deg2rad = _unary("Deg2rad", "Deg2RadBackward0", _XP.deg2rad, lambda x, o, g: g * (math.pi / 180), "deg2rad")
+Rad2deg = _unary("Rad2deg", "Rad2DegBackward0", _XP.rad2deg, lambda x, o, g: g * (180 / math.pi), "rad2deg")
 
 
 class Logit(ArrayFunction):
@@ -857,6 +909,7 @@ class Logit(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, eps=None):
+        xp = namespace(x, eps)
         ctx.save_for_backward(x)
         ctx.eps = eps
         xf = to_float(x)
@@ -865,9 +918,9 @@ class Logit(ArrayFunction):
         w = xf
         if eps is not None:
             lo = w.dtype.type(eps)
-            w = np.minimum(np.maximum(w, lo), 1 - lo)  # (NaN stays NaN)
+            w = xp.minimum(xp.maximum(w, lo), 1 - lo)  # (NaN stays NaN)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.log(w / (1 - w)).astype(xf.dtype, copy=False)
+            return xp.log(w / (1 - w)).astype(xf.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -886,27 +939,29 @@ def _zero_grad(x, o, g):
     return zero_grad(g)
 
 
-Floor = _unary("Floor", "FloorBackward0", np.floor, _zero_grad, "floor: gradient 0", keep_int=True,
+Floor = _unary("Floor", "FloorBackward0", _XP.floor, _zero_grad, "floor: gradient 0", keep_int=True,
                dtypes=("floor_vml_cpu", "if"))
-Ceil = _unary("Ceil", "CeilBackward0", np.ceil, _zero_grad, "ceil: gradient 0", keep_int=True,
+Ceil = _unary("Ceil", "CeilBackward0", _XP.ceil, _zero_grad, "ceil: gradient 0", keep_int=True,
               dtypes=("ceil_vml_cpu", "if"))
-Trunc = _unary("Trunc", "TruncBackward0", np.trunc, _zero_grad, "trunc: gradient 0", keep_int=True,
+Trunc = _unary("Trunc", "TruncBackward0", _XP.trunc, _zero_grad, "trunc: gradient 0", keep_int=True,
                dtypes=("trunc_vml_cpu", "if"))
-Frac = _unary("Frac", "FracBackward0", lambda x: x - np.trunc(x), lambda x, o, g: g, "frac(x)' = 1",
+Frac = _unary("Frac", "FracBackward0", lambda x: x - _XP.trunc(x), lambda x, o, g: g, "frac(x)' = 1",
               dtypes=("frac_cpu", "f"))
 def _sign_kernel(x):
     """-1, 0 or 1; NaN gives 0 and bool stays itself, as in PyTorch (numpy gives NaN and refuses bool)."""
+    xp = namespace(x)
     if x.dtype == np.bool_:
         return x.copy()
-    s = np.sign(x)
-    return np.where(np.isnan(s), np.zeros((), s.dtype), s) if is_float_np(s.dtype) else s
+    s = xp.sign(x)
+    return xp.where(xp.isnan(s), xp.zeros((), s.dtype), s) if is_float_np(s.dtype) else s
 
 
 Sign = _unary("Sign", "SignBackward0", _sign_kernel, _zero_grad, "sign: gradient 0", keep_int=True)
 def _abs_kernel(x):
+    xp = namespace(x)
     if getattr(x, "dtype", None) == np.bool_:  # (x may also be a Python number)
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
-    return np.abs(x)
+    return xp.abs(x)
 
 
 Abs = _unary("Abs", "AbsBackward0", _abs_kernel, lambda x, o, g: g * x.sgn(), "|x|' = sign(x)", keep_int=True)
@@ -920,10 +975,11 @@ class Neg(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        xp = namespace(x)
         if x.dtype == np.bool_:
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are "
                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-        return np.negative(x)
+        return xp.negative(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -937,9 +993,10 @@ class Relu(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        xp = namespace(x)
         if x.dtype == np.bool_:  # checked here, so torch.relu, relu_, F.relu and nn.ReLU all refuse it
             raise RuntimeError("Boolean inputs not supported for relu")
-        out = np.maximum(x, 0)
+        out = xp.maximum(x, 0)
         ctx.save_for_backward(out)
         return out
 
@@ -956,9 +1013,10 @@ class ReluGrad(ArrayFunction):
 
     @staticmethod
     def forward(ctx, grad, out):
+        xp = namespace(grad, out)
         ctx.save_for_backward(out)
         # out >= 0, so "out > 0" is "out != 0": numpy reads the float array as the condition directly
-        return np.where(out, grad, np.zeros((), grad.dtype))
+        return xp.where(out, grad, xp.zeros((), grad.dtype))
 
     @staticmethod
     def backward(ctx, g):
@@ -974,10 +1032,11 @@ class Round(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, decimals=0):
+        xp = namespace(x, decimals)
         if decimals and is_reduced_np(x.dtype):
             # PyTorch scales by 10**decimals in float32 (opmath): 1.1484375 * 10 must not round to 11.5
-            return np.round(to_opmath(x), decimals).astype(x.dtype)
-        return np.round(x, decimals)
+            return xp.round(to_opmath(x), decimals).astype(x.dtype)
+        return xp.round(x, decimals)
 
     @staticmethod
     def backward(ctx, grad):
@@ -996,6 +1055,7 @@ class Clamp(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, lo, hi):
+        xp = namespace(x, lo, hi)
         ctx.save_for_backward(x)
         ctx.lo, ctx.hi = lo, hi
         dt = np.result_type(x, *(v for v in (lo, hi) if v is not None)) if x.dtype.kind in "iub" else x.dtype
@@ -1004,9 +1064,9 @@ class Clamp(ArrayFunction):
         out = x.astype(dt, copy=False)
         lo, hi = (None if v is None else cast(v, dt) for v in (lo, hi))  # (an int bound wraps, as PyTorch's)
         if lo is not None:
-            out = np.maximum(out, lo)
+            out = xp.maximum(out, lo)
         if hi is not None:
-            out = np.minimum(out, hi)
+            out = xp.minimum(out, hi)
         return out.astype(dt, copy=False) if out is not x else out.copy()
 
     @staticmethod
@@ -1038,14 +1098,15 @@ class ClampTensor(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, lo, hi):
+        xp = namespace(x, lo, hi)
         ctx.save_for_backward(x, lo, hi)
         # one result dtype for all three (promoting pairwise would let a 0-dim intermediate lose its rank)
         dt = result_np_dtype(*(v for v in (x, lo, hi) if v is not None))
         out = cast(x, dt)
         if lo is not None:
-            out = np.maximum(out, cast(lo, dt))
+            out = xp.maximum(out, cast(lo, dt))
         if hi is not None:
-            out = np.minimum(out, cast(hi, dt))
+            out = xp.minimum(out, cast(hi, dt))
         return out if out is not x else x.copy()
 
     @staticmethod
@@ -1075,9 +1136,10 @@ class Where(ArrayFunction):
 
     @staticmethod
     def forward(ctx, cond, a, b):
+        xp = namespace(cond, a, b)
         ctx.save_for_backward(cond)
         a, b = promote(a, b)
-        return np.where(cond, a, b)
+        return xp.where(cond, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1099,6 +1161,7 @@ class Lerp(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b, w):
+        xp = namespace(a, b, w)
         weight_is_tensor = hasattr(w, "dtype")
         if weight_is_tensor:  # only the weight's own gradient needs a and b
             ctx.save_for_backward(a, b, w)
@@ -1112,8 +1175,8 @@ class Lerp(ArrayFunction):
         diff = b - a
         # PyTorch's two-sided formula: exact at w = 0 and at w = 1
         if weight_is_tensor:
-            return np.where(np.abs(w) < 0.5, a + w * diff, b - diff * (1 - w)).astype(dt, copy=False)
-        return np.asarray(a + w * diff if -0.5 < w < 0.5 else b - diff * (1 - w)).astype(dt, copy=False)
+            return xp.where(xp.abs(w) < 0.5, a + w * diff, b - diff * (1 - w)).astype(dt, copy=False)
+        return xp.asarray(a + w * diff if -0.5 < w < 0.5 else b - diff * (1 - w)).astype(dt, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1134,13 +1197,14 @@ class AddCMul(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, t1, t2, value):
+        xp = namespace(x, t1, t2, value)
         ctx.save_for_backward(t1, t2)
         ctx.value = value
         dt = result_np_dtype(x, t1, t2)  # all three in the result dtype first (bool * 0.5 is not float64)
         x, t1, t2 = cast(x, dt), cast(t1, dt), cast(t2, dt)
         if dt.itemsize == 2 and is_float_np(dt):  # float16/bfloat16: in float32, value unrounded, as PyTorch
             x, t1, t2 = to_opmath(x), to_opmath(t1), to_opmath(t2)
-            return np.asarray(x + value * (t1 * t2)).astype(dt)
+            return xp.asarray(x + value * (t1 * t2)).astype(dt)
         value = cast(value, dt)  # (int value: truncated)
         p = t1 * value * t2 if value != 1 else t1 * t2  # PyTorch's order: (value * t1) * t2
         return (x + p).astype(dt, copy=False)
@@ -1186,7 +1250,7 @@ class AddCDiv(ArrayFunction):
         # PyTorch's formulas and order: value * t1 is computed in t1's dtype first (an integer t1 wraps
         # around); value / t2 is ATen's C++ Scalar / Tensor, a tensor filled with value (rounded to t2's
         # dtype) divided by t2, not Python's reciprocal(t2) * value
-        g1 = grad * div(Tensor._make(np.full(t2.shape, v, t2._data.dtype)), t2) if need[1] else None
+        g1 = grad * div(Tensor._make(namespace(t2._data).full(t2.shape, v, t2._data.dtype)), t2) if need[1] else None
         g2 = -grad * (v * ctx._unpack(saved[0]) / (t2 * t2)) if need[2] else None
         return grad, g1, g2, None
 
@@ -1198,10 +1262,11 @@ class Sgn(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        xp = namespace(x)
         if x.dtype.kind == "c":
-            a = np.abs(x)
+            a = xp.abs(x)
             with np.errstate(invalid="ignore", divide="ignore"):
-                out = np.where(a == 0, 0, x / a).astype(x.dtype)
+                out = xp.where(a == 0, 0, x / a).astype(x.dtype)
         else:
             out = _sign_kernel(x)
         ctx.save_for_backward(x, out)   # as PyTorch's sgn_backward(self, grad, result): in-place writes are checked
@@ -1220,16 +1285,17 @@ class NanToNum(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, nan=0.0, posinf=None, neginf=None):
+        xp = namespace(x, nan, posinf, neginf)
         ctx.save_for_backward(x)
         if x.dtype.name == "bfloat16":
             # numpy's nan_to_num passes dtypes it does not know as floats through unchanged: go via float32,
             # with bfloat16's own limits as the defaults for ±inf
             from ._util import _float_max
             big = _float_max(x.dtype)
-            r = np.nan_to_num(x.astype(np.float32), nan=nan, posinf=big if posinf is None else posinf,
+            r = xp.nan_to_num(x.astype(np.float32), nan=nan, posinf=big if posinf is None else posinf,
                               neginf=-big if neginf is None else neginf)
             return r.astype(x.dtype)
-        return np.nan_to_num(x, copy=True, nan=nan, posinf=posinf, neginf=neginf)
+        return xp.nan_to_num(x, copy=True, nan=nan, posinf=posinf, neginf=neginf)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1244,7 +1310,8 @@ class Conj(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
-        return np.conj(x)
+        xp = namespace(x)
+        return xp.conj(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1300,16 +1367,16 @@ def _cmp(ufunc):
     return kernel
 
 
-Eq = _nondiff("Eq", _cmp(np.equal))
-Ne = _nondiff("Ne", _cmp(np.not_equal))
-Lt = _nondiff("Lt", _cmp(np.less))
-Le = _nondiff("Le", _cmp(np.less_equal))
-Gt = _nondiff("Gt", _cmp(np.greater))
-Ge = _nondiff("Ge", _cmp(np.greater_equal))
-LogicalAnd = _nondiff("LogicalAnd", np.logical_and)
-LogicalOr = _nondiff("LogicalOr", np.logical_or)
-LogicalXor = _nondiff("LogicalXor", np.logical_xor)
-LogicalNot = _nondiff("LogicalNot", np.logical_not)
+Eq = _nondiff("Eq", _cmp(_XP.equal))
+Ne = _nondiff("Ne", _cmp(_XP.not_equal))
+Lt = _nondiff("Lt", _cmp(_XP.less))
+Le = _nondiff("Le", _cmp(_XP.less_equal))
+Gt = _nondiff("Gt", _cmp(_XP.greater))
+Ge = _nondiff("Ge", _cmp(_XP.greater_equal))
+LogicalAnd = _nondiff("LogicalAnd", _XP.logical_and)
+LogicalOr = _nondiff("LogicalOr", _XP.logical_or)
+LogicalXor = _nondiff("LogicalXor", _XP.logical_xor)
+LogicalNot = _nondiff("LogicalNot", _XP.logical_not)
 
 
 def _bitwise(ufunc, name, bools=True):
@@ -1325,21 +1392,22 @@ def _bitwise(ufunc, name, bools=True):
     return kernel
 
 
-BitwiseAnd = _nondiff("BitwiseAnd", _bitwise(np.bitwise_and, "bitwise_and"))
-BitwiseOr = _nondiff("BitwiseOr", _bitwise(np.bitwise_or, "bitwise_or"))
-BitwiseXor = _nondiff("BitwiseXor", _bitwise(np.bitwise_xor, "bitwise_xor"))
-LeftShift = _nondiff("LeftShift", _bitwise(np.left_shift, "lshift", bools=False))
-RightShift = _nondiff("RightShift", _bitwise(np.right_shift, "rshift", bools=False))
+BitwiseAnd = _nondiff("BitwiseAnd", _bitwise(_XP.bitwise_and, "bitwise_and"))
+BitwiseOr = _nondiff("BitwiseOr", _bitwise(_XP.bitwise_or, "bitwise_or"))
+BitwiseXor = _nondiff("BitwiseXor", _bitwise(_XP.bitwise_xor, "bitwise_xor"))
+LeftShift = _nondiff("LeftShift", _bitwise(_XP.left_shift, "lshift", bools=False))
+RightShift = _nondiff("RightShift", _bitwise(_XP.right_shift, "rshift", bools=False))
 
 
 def _bitwise_not_kernel(x):
+    xp = namespace(x)
     if is_float_np(x.dtype):
         raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{_type_word(x.dtype)}'")
-    return np.invert(x)
+    return xp.invert(x)
 
 
 BitwiseNot = _nondiff("BitwiseNot", _bitwise_not_kernel)
-IsNan = _nondiff("IsNan", np.isnan)
+IsNan = _nondiff("IsNan", _XP.isnan)
 
 
 def _on_floats(test, ints_answer):
@@ -1352,11 +1420,11 @@ def _on_floats(test, ints_answer):
     return kernel
 
 
-IsInf = _nondiff("IsInf", _on_floats(np.isinf, False), elementwise=0)
-IsFinite = _nondiff("IsFinite", _on_floats(np.isfinite, True), elementwise=0)
-IsPosInf = _nondiff("IsPosInf", np.isposinf)
-IsNegInf = _nondiff("IsNegInf", np.isneginf)
-SignBit = _nondiff("SignBit", np.signbit)
+IsInf = _nondiff("IsInf", _on_floats(_XP.isinf, False), elementwise=0)
+IsFinite = _nondiff("IsFinite", _on_floats(_XP.isfinite, True), elementwise=0)
+IsPosInf = _nondiff("IsPosInf", _XP.isposinf)
+IsNegInf = _nondiff("IsNegInf", _XP.isneginf)
+SignBit = _nondiff("SignBit", _XP.signbit)
 
 
 # ====================================================================== public functions
@@ -1479,8 +1547,9 @@ def _wrapped_number(value, other):
     """A Python number given as the first operand (``2 // x``, ``floor_divide(2, x)``) as PyTorch wraps it:
     a 0-dim tensor already in the result dtype, so it neither widens the result (a 0-dim int64 tensor
     would make ``2 // int8_tensor`` int64) nor loses the wrap into an unsigned dtype (-3 with uint8: 253)."""
+    xp = namespace(other._data if isinstance(other, Tensor) else other)
     dt = result_np_dtype(value, other)
-    return Tensor._make(np.asarray(cast(value, dt), dtype=dt))
+    return Tensor._make(xp.asarray(cast(value, dt), dtype=dt))
 
 
 def pow(input, exponent, *, out=None):
@@ -1839,7 +1908,7 @@ def equal(input, other):
     """True when both have the same shape and elements."""
     if input.shape != other.shape:
         return False
-    return bool(np.array_equal(input._data, other._data))
+    return bool(namespace(input._data).array_equal(input._data, other._data))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -1853,7 +1922,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     o = other._data if isinstance(other, Tensor) else other
     if isinstance(other, Tensor):
         broadcast_shapes_or_raise(input._data.shape, o.shape)  # (PyTorch's words, not numpy's ValueError)
-    return Tensor._make(np.isclose(input._data, o, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return Tensor._make(namespace(input._data).isclose(input._data, o, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 _export("""add sub subtract rsub mul multiply div divide true_divide floor_divide pow float_power remainder fmod
@@ -1875,14 +1944,16 @@ def _unrecorded_inplace(self, *others):
     fit) takes the general path, which records, checks and words the errors.
     """
     dst = self._data
-    if type(dst) is not np.ndarray or not dst.flags.writeable or self._is_inference:
+    kind = type(dst)
+    if self._is_inference or (not dst.flags.writeable if kind is CPU_ARRAY else not is_array(dst)):
         return None
     if _state.enabled and (self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others)):
         return None
     arrays = []
     for o in others:
         if isinstance(o, Tensor):
-            if type(o._data) is not np.ndarray or o._data.dtype != dst.dtype:
+            if type(o._data) is not kind or o._data.dtype != dst.dtype or (
+                    kind is not CPU_ARRAY and o.device != self.device):   # (device arrays: the same device)
                 return None
             arrays.append(o._data)
         elif type(o) is float and is_float_np(dst.dtype) or type(o) is int and dst.dtype.kind == "f":
@@ -1921,10 +1992,10 @@ def add_(self, other, *, alpha=1):
     if _alpha_given(alpha):
         alpha = _check_alpha(alpha, self, other)
     if alpha != 1:
-        if _write_unrecorded(self, lambda d, o: np.add(d, _times_alpha(o, alpha, d), out=d), other):
+        if _write_unrecorded(self, lambda d, o: _XP.add(d, _times_alpha(o, alpha, d), out=d), other):
             return self
         return _ip(Add).apply(self, other, alpha)
-    if _write_unrecorded(self, lambda d, o: np.add(d, o, out=d), other):
+    if _write_unrecorded(self, lambda d, o: _XP.add(d, o, out=d), other):
         return self
     return _ip(Add).apply(self, other)
 
@@ -1933,16 +2004,16 @@ def sub_(self, other, *, alpha=1):
     if _alpha_given(alpha):
         alpha = _check_sub_alpha(alpha, self, other)
     if alpha != 1:
-        if _write_unrecorded(self, lambda d, o: np.subtract(d, _times_alpha(o, alpha, d), out=d), other):
+        if _write_unrecorded(self, lambda d, o: _XP.subtract(d, _times_alpha(o, alpha, d), out=d), other):
             return self
         return _ip(Sub).apply(self, other, alpha)
-    if self._data.dtype != np.bool_ and _write_unrecorded(self, lambda d, o: np.subtract(d, o, out=d), other):
+    if self._data.dtype != np.bool_ and _write_unrecorded(self, lambda d, o: _XP.subtract(d, o, out=d), other):
         return self
     return _ip(Sub).apply(self, other)
 
 
 def mul_(self, other):
-    if _write_unrecorded(self, lambda d, o: np.multiply(d, o, out=d), other):
+    if _write_unrecorded(self, lambda d, o: _XP.multiply(d, o, out=d), other):
         return self
     return _ip(Mul).apply(self, other)
 
@@ -1952,7 +2023,7 @@ def div_(self, other, *, rounding_mode=None):
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{_type_word(self._data.dtype)}")
     if rounding_mode is None:
-        if _write_unrecorded(self, lambda d, o: np.true_divide(d, o, out=d), other):
+        if _write_unrecorded(self, lambda d, o: _XP.true_divide(d, o, out=d), other):
             return self
         return _ip(Div).apply(self, other)
     return _ip(Div).apply(self, other, rounding_mode)
@@ -1960,8 +2031,9 @@ def div_(self, other, *, rounding_mode=None):
 
 def addcmul_(self, tensor1, tensor2, *, value=1):
     def kernel(d, t1, t2):
+        xp = namespace(d, t1, t2)
         p = t1 * value * t2 if value != 1 else t1 * t2  # PyTorch's order: (value * t1) * t2
-        np.add(d, p, out=d)
+        xp.add(d, p, out=d)
     if _write_unrecorded(self, kernel, tensor1, tensor2):
         return self
     return _ip(AddCMul).apply(self, tensor1, tensor2, value)
@@ -1969,8 +2041,9 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
 
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     def kernel(d, t1, t2):
+        xp = namespace(d, t1, t2)
         q = t1 * value / t2 if value != 1 else t1 / t2  # PyTorch's order: (value * t1) / t2
-        np.add(d, q, out=d)
+        xp.add(d, q, out=d)
     if _write_unrecorded(self, kernel, tensor1, tensor2):
         return self
     return _ip(AddCDiv).apply(self, tensor1, tensor2, value)

@@ -27,6 +27,7 @@ The other ops are the same two ideas written out: *gather-like* ops read
 summing - ``np.add.at``), *scatter-like* ops write there (backward: the gradient
 of the overwritten places is zero, the written values get ``grad[positions]``).
 """
+import math
 import numbers
 import operator
 import warnings
@@ -39,6 +40,11 @@ from ._util import wrap_dim, register, write_out, shape_str, _type_word, broadca
 from .._layout import _iterator_layout, copy_in_format, in_format, relayout, format_strides
 from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed, _view_strides
 from .._dtype import is_float_np
+from ..backend import namespace, is_array, CPU_ARRAY, CPU_BACKEND, ufunc_at, scatter_add as _scatter_add_at
+
+# numpy, for what Python hands an index op (lists, numbers): made on the host, moved to the indexed
+# tensor's device once (``_on``, ``_advanced_key``)
+_host = CPU_BACKEND.xp
 
 __all__ = ["index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
            "index_fill", "index_put", "index_put_", "masked_fill", "masked_select", "masked_scatter", "take",
@@ -54,8 +60,27 @@ def _const(arr):
     return Tensor._make(arr)
 
 
-def _zeros(shape, np_dtype):
-    return Tensor._make(np.zeros(shape, np_dtype))
+def _zeros(shape, np_dtype, like):
+    """A zero tensor on the device of array ``like``."""
+    return Tensor._make(namespace(like).zeros(shape, np_dtype))
+
+
+def _on(xp, arr):
+    """Index array ``arr`` on the device of namespace ``xp`` (a host index moves there; PyTorch's error for
+    a device index into a CPU tensor)."""
+    if xp is _host:
+        if type(arr) is not CPU_ARRAY and is_array(arr):
+            raise RuntimeError("indices should be either on cpu or on the same device as the indexed tensor (cpu)")
+        return arr
+    return arr if type(arr) is not CPU_ARRAY else xp.asarray(arr)
+
+
+def _as_fill(value, dtype):
+    """A fill value in ``dtype``, converted as numpy converts (C casts, under the caller's errstate): an array
+    (a 0-dim tensor's) stays on its device, a number becomes a numpy scalar (which every device accepts)."""
+    if is_array(value):
+        return value.astype(dtype)
+    return _host.asarray(value).astype(dtype)[()]
 
 
 def _type_name(obj):
@@ -68,7 +93,7 @@ def _is_int(k):
         return False
     if isinstance(k, (numbers.Integral, np.integer)):
         return True
-    return isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"
+    return isinstance(k, CPU_ARRAY) and k.ndim == 0 and k.dtype.kind in "iu"
 
 
 def _nd(a):
@@ -89,7 +114,7 @@ def _as_tuple_key(key):
         return key
     if isinstance(key, list) and len(key) < 32:
         for o in key:
-            if o is None or o is Ellipsis or isinstance(o, (Tensor, slice, list, tuple, range, np.ndarray, str)):
+            if o is None or o is Ellipsis or isinstance(o, (Tensor, slice, list, tuple, range, str)) or is_array(o):
                 warnings.warn(_TUPLE_WARNING, UserWarning, stacklevel=3)
                 return tuple(key)
     return (key,)
@@ -123,7 +148,7 @@ def _sequence_index(obj):
         raise TypeError("new(): invalid data type 'str'")
     if any(isinstance(o, Tensor) for o in (obj if isinstance(obj, (list, tuple)) else ())):
         obj = [o.tolist() if isinstance(o, Tensor) else o for o in obj]
-    arr = np.asarray(obj)
+    arr = obj if is_array(obj) else _host.asarray(obj)
     if arr.dtype == np.bool_ or arr.dtype == np.uint8:
         return _index_array(arr)
     if arr.dtype.kind not in "iufb":
@@ -167,7 +192,7 @@ def _unsqueeze(t, dim):
 
 def _bool_index(t, dim, value):
     """``True``/``False`` in a key: a new size-1 dim, indexed by [0] or by []."""
-    return _unsqueeze(t, dim), (dim, np.zeros(1 if value else 0, np.int64))
+    return _unsqueeze(t, dim), (dim, _host.zeros(1 if value else 0, np.int64))   # (moved by _advanced_key)
 
 
 def _apply_slicing(self, key):
@@ -194,9 +219,7 @@ def _apply_slicing(self, key):
             dim += 1
         else:
             if isinstance(k, Tensor):
-                arr = k._data
-                if not isinstance(arr, np.ndarray):
-                    arr = arr.get()
+                arr = k._data   # (stays on its device; a 0-dim one is read below: a sync)
                 if arr.ndim == 0 and arr.dtype.kind in "iu" and arr.dtype != np.uint8:
                     result = _select(result, dim, int(arr), i)
                     continue
@@ -206,7 +229,7 @@ def _apply_slicing(self, key):
                     dim += 1
                     continue
                 arr = _index_array(arr)
-            elif isinstance(k, (list, tuple, range, np.ndarray, str)):
+            elif isinstance(k, (list, tuple, range, str)) or is_array(k):
                 arr = _sequence_index(k)
             else:
                 raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
@@ -223,6 +246,7 @@ def _advanced_key(t, adv, bounds=True):
     to be in bounds (PyTorch's messages; ``bounds=False``: the caller checks those later).
     """
     shape = t._data.shape
+    xp = namespace(t._data)   # the key's arrays live where t's values do
     positions, arrays = [], []
     for dim, arr in adv:
         if arr.dtype == np.bool_:
@@ -233,14 +257,14 @@ def _advanced_key(t, adv, bounds=True):
                 if arr.shape[j] != shape[src]:
                     raise IndexError(f"The shape of the mask {shape_str(arr.shape)} at index {j} does not match "
                                      f"the shape of the indexed tensor {shape_str(shape)} at index {src}")
-            for j, coords in enumerate(np.nonzero(arr)):
+            for j, coords in enumerate(xp.nonzero(_on(xp, arr))):
                 positions.append(dim + j)
                 arrays.append(coords)
         else:
             if dim >= len(shape):
                 raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
             positions.append(dim)
-            arrays.append(np.array(arr, dtype=np.int64))  # a copy: later changes to the index don't matter
+            arrays.append(xp.array(_on(xp, arr), dtype=np.int64))  # a copy: later changes to the index don't matter
     try:
         np.broadcast_shapes(*(a.shape for a in arrays))
     except ValueError:
@@ -285,7 +309,7 @@ def _index_kernel(x, key):
     indexed dims moved to the front when they are not adjacent) and the index tensors."""
     out = x[key]
     if out.ndim <= 1:
-        return np.ascontiguousarray(out)
+        return namespace(out).ascontiguousarray(out)
     positions = [p for p, k in enumerate(key) if not isinstance(k, slice)]
     arrays = [key[p] for p in positions]
     bshape = np.broadcast_shapes(*(a.shape for a in arrays))
@@ -299,10 +323,10 @@ def _index_kernel(x, key):
     ops = [[src_strides[d] for d in before] + [0] * k + [src_strides[d] for d in after]]
     view_shape = (1,) * len(before) + bshape + (1,) * n_after
     for a in arrays:  # each index expanded to bshape, then viewed with the result's leading/trailing 1s
-        expanded = [st // a.itemsize for st in np.broadcast_to(a, bshape).strides]
+        expanded = [st // a.itemsize for st in namespace(a).broadcast_to(a, bshape).strides]
         strides = _view_strides(bshape, expanded, view_shape, 1)
-        if strides is None:  # not viewable: reshape copies, contiguously
-            strides = [st // 8 for st in np.empty(view_shape, np.int64).strides]
+        if strides is None:  # not viewable: reshape copies, contiguously (numpy's C strides: 0-size dims as 1)
+            strides = [math.prod(max(n, 1) for n in view_shape[i + 1:]) for i in range(len(view_shape))]
         # broadcast over the result: stride 0 (TensorIterator's compute_strides)
         ops.append([0 if n == 1 and m != 1 else st for n, m, st in zip(view_shape, out.shape, strides)])
     perm = _iterator_layout(out.shape, ops)
@@ -313,7 +337,8 @@ def _index_kernel(x, key):
     if tuple(strides) == out.strides:
         return out                                   # numpy's result is already laid out so
     order = perm[::-1]                               # slowest first: allocate in that order, then view back
-    result = np.empty([out.shape[d] for d in order], dtype=out.dtype).transpose(np.argsort(order))
+    back = sorted(range(len(order)), key=order.__getitem__)   # (argsort of the permutation)
+    result = namespace(out).empty([out.shape[d] for d in order], dtype=out.dtype).transpose(back)
     result[...] = out
     return result
 
@@ -339,8 +364,8 @@ class IndexAccumulate(ArrayFunction):
     @staticmethod
     def forward(ctx, x, shape, key):
         ctx.key = key
-        out = np.zeros(shape, dtype=x.dtype)
-        np.add.at(out, key, x)
+        out = namespace(x).zeros(shape, dtype=x.dtype)
+        _scatter_add_at(out, key, x)
         return out
 
     @staticmethod
@@ -358,7 +383,7 @@ class IndexPut(ArrayFunction):
         ctx.key, ctx.accumulate = key, accumulate
         out = copy_in_format(x, "preserve_format")  # ATen: self.clone() + index_put_
         if accumulate:
-            np.add.at(out, key, values)
+            _scatter_add_at(out, key, values)
         else:
             out[key] = values
         return out
@@ -367,7 +392,8 @@ class IndexPut(ArrayFunction):
     def backward(ctx, grad):
         gx = gv = None
         if ctx.needs_input_grad[0]:
-            gx = grad if ctx.accumulate else IndexPut.apply(grad, _zeros((), grad._data.dtype), ctx.key, False)
+            gx = grad if ctx.accumulate else IndexPut.apply(grad, _zeros((), grad._data.dtype, grad._data), ctx.key,
+                                                                     False)
         if ctx.needs_input_grad[1]:
             gv = Index.apply(grad, ctx.key)
         return gx, gv, None, None
@@ -433,7 +459,7 @@ def _value_to_tensor(self, value):
             raise RuntimeError(f"value cannot be converted to type {_c10_type_name(dt)} without overflow")
         checked_int(value, dt)
         with np.errstate(invalid="ignore", over="ignore"):
-            return Tensor._make(np.array(value).astype(dt))
+            return Tensor._make(namespace(self._data).asarray(_host.array(value).astype(dt)))   # on self's device
     raise TypeError(f"can't assign a {_type_name(value)} to a {self.type()}")
 
 
@@ -523,9 +549,11 @@ def _index_put__method(self, indices, values, accumulate=False):
 
 # ====================================================================== index_select / index_add / copy / fill
 
-def _array_of(t):
-    """The array of an index or mask argument."""
-    return t._data if isinstance(t, Tensor) else np.asarray(t)
+def _array_of(t, like):
+    """The array of an index or mask argument (anything else given is made on the device of array ``like``)."""
+    if isinstance(t, Tensor):
+        return t._data
+    return _on(namespace(like), t if is_array(t) else _host.asarray(t))
 
 
 class IndexSelect(ArrayFunction):
@@ -537,18 +565,18 @@ class IndexSelect(ArrayFunction):
         ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
         if x.ndim == 0:
             return x.copy()
-        return np.take(x, index.reshape(-1), axis=dim)
+        return namespace(x).take(x, index.reshape(-1), axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
         if len(ctx.in_shape) == 0:
             return grad, None, None
-        zeros = _zeros(ctx.in_shape, grad._data.dtype)
+        zeros = _zeros(ctx.in_shape, grad._data.dtype, grad._data)
         return index_add(zeros, ctx.dim, _const(ctx.index.reshape(-1)), grad), None, None
 
 
 def index_select(input, dim, index, *, out=None):
-    idx = _array_of(index)
+    idx = _array_of(index, input._data)
     if idx.dtype not in (np.int64, np.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if idx.ndim > 1:
@@ -587,7 +615,7 @@ class IndexAdd(ArrayFunction):
         src = source if source.ndim == o.ndim else source.reshape((1,) * o.ndim)
         if alpha != 1:
             src = src * (int(alpha) if o.dtype.kind in "iub" else alpha)
-        np.add.at(o, (slice(None),) * dim + (index.reshape(-1),), src.astype(o.dtype, copy=False))
+        _scatter_add_at(o, (slice(None),) * dim + (index.reshape(-1),), src.astype(o.dtype, copy=False))
         return out
 
     @staticmethod
@@ -614,7 +642,7 @@ def _check_bounds(idx, size, dim, exc=RuntimeError, prefix="", negative=True):
 def _index_add(input, dim, index, source, alpha, inplace):
     n = input._data.ndim
     d = wrap_dim(dim, n)
-    idx = _array_of(index)
+    idx = _array_of(index, input._data)
     if idx.ndim > 1:
         raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
                          f"{_type_word(idx.dtype)} and size: {shape_str(idx.shape)}")
@@ -677,7 +705,7 @@ IndexCopy_ = _inplace(IndexCopy)
 def _index_copy(input, dim, index, source, inplace):
     n = input._data.ndim
     d = wrap_dim(dim, n)
-    idx = _array_of(index)
+    idx = _array_of(index, input._data)
     ss, xs = source._data.shape, input._data.shape
     if idx.ndim >= 2:
         raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
@@ -721,7 +749,7 @@ class IndexFill(ArrayFunction):
         ctx.dim, ctx.index = dim, index
         out = copy_in_format(x, "preserve_format")  # ATen: self.clone() + index_fill_
         with np.errstate(invalid="ignore", over="ignore"):
-            _nd(out)[(slice(None),) * dim + (index.reshape(-1),)] = np.asarray(value).astype(out.dtype)
+            _nd(out)[(slice(None),) * dim + (index.reshape(-1),)] = _as_fill(value, out.dtype)
         return out
 
     @staticmethod
@@ -738,7 +766,7 @@ class IndexFillTensor(IndexFill):
         gx = index_fill(grad, ctx.dim, _const(ctx.index), 0) if ctx.needs_input_grad[0] else None
         gv = None
         if ctx.needs_input_grad[3]:  # each filled slice once, however often the index names it
-            gv = index_select(grad, ctx.dim, _const(np.unique(ctx.index))).sum()
+            gv = index_select(grad, ctx.dim, _const(namespace(ctx.index).unique(ctx.index))).sum()
         return gx, None, None, gv
 
 
@@ -749,7 +777,7 @@ IndexFillTensor_ = _inplace(IndexFillTensor)
 def _index_fill(input, dim, index, value, inplace):
     n = input._data.ndim
     d = wrap_dim(dim, n)
-    idx = _array_of(index)
+    idx = _array_of(index, input._data)
     if idx.dtype != np.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
     if isinstance(value, Tensor) and value._data.ndim != 0:
@@ -778,12 +806,13 @@ def index_fill_(self, dim, index, value):
 def _along(idx_shape, dim, idx):
     """The full numpy key that reads/writes ``x[..., idx[i, j, ...], ...]`` (idx at dim, aranges elsewhere)."""
     n = len(idx_shape)
+    xp = namespace(idx)
     key = []
     for d in range(n):
         if d == dim:
             key.append(idx)
         else:
-            key.append(np.arange(idx_shape[d]).reshape((-1,) + (1,) * (n - d - 1)))
+            key.append(xp.arange(idx_shape[d]).reshape((-1,) + (1,) * (n - d - 1)))
     return tuple(key)
 
 
@@ -801,13 +830,13 @@ class Gather(ArrayFunction):
         ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
         idx = _nd(index)
         if index.size == 0:  # (an empty index of any shape and dtype gives an empty result of its shape)
-            return np.empty(index.shape, x.dtype)
+            return namespace(x).empty(index.shape, x.dtype)
         # a new C-contiguous array (np.ascontiguousarray would make a 0-dim result 1-dim)
-        return np.array(_nd(x)[_along(idx.shape, dim, idx)].reshape(index.shape), order="C")
+        return namespace(x).array(_nd(x)[_along(idx.shape, dim, idx)].reshape(index.shape), order="C")
 
     @staticmethod
     def backward(ctx, grad):
-        zeros = _zeros(ctx.in_shape, grad._data.dtype)
+        zeros = _zeros(ctx.in_shape, grad._data.dtype, grad._data)
         return scatter_add(zeros, ctx.dim, _const(ctx.index), grad), None, None
 
 
@@ -846,7 +875,7 @@ def _scatter_gather_checks(name, self, dim, idx, src=None, gather_word=False):
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    idx = _array_of(index)
+    idx = _array_of(index, input._data)
     _scatter_gather_checks("gather", x, d, idx, gather_word=True)
     _check_bounds(idx, _nd(x).shape[d], d, negative=False)
     return write_out(out, Gather.apply(input, d, idx))
@@ -864,15 +893,14 @@ class Scatter(ArrayFunction):
             return out
         o, idx = _nd(out), _nd(index)
         key = _along(idx.shape, dim, idx)
-        s = _leading(_nd(src), idx.shape) if isinstance(src, np.ndarray) and src.ndim else src
+        s = _leading(_nd(src), idx.shape) if is_array(src) and src.ndim else src
         with np.errstate(invalid="ignore", over="ignore"):
-            s = np.asarray(s).astype(o.dtype)
+            s = _as_fill(s, o.dtype)
         if reduce is None:
             o[key] = s
-        elif reduce == "add":
-            np.add.at(o, key, np.broadcast_to(s, idx.shape))
         else:
-            np.multiply.at(o, key, np.broadcast_to(s, idx.shape))
+            xp = namespace(o)
+            ufunc_at("add" if reduce == "add" else "multiply", o, key, xp.broadcast_to(xp.asarray(s), idx.shape))
         return out
 
     @staticmethod
@@ -909,7 +937,7 @@ def _scatter(input, dim, index, src, value, reduce, inplace):
         src = value
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    idx = _array_of(index)
+    idx = _array_of(index, input._data)
     is_tensor = isinstance(src, Tensor)
     _scatter_gather_checks("scatter", x, d, idx, src._data if is_tensor else None)
     if reduce is not None and reduce not in ("add", "multiply"):
@@ -948,7 +976,7 @@ class ScatterAdd(ArrayFunction):
         out = copy_in_format(x, "contiguous_format")  # ATen's structured kernel allocates it contiguous
         if index.size:
             idx = _nd(index)
-            np.add.at(_nd(out), _along(idx.shape, dim, idx), _leading(_nd(src), idx.shape))
+            _scatter_add_at(_nd(out), _along(idx.shape, dim, idx), _leading(_nd(src), idx.shape))
         return out
 
     @staticmethod
@@ -963,7 +991,7 @@ ScatterAdd_ = _inplace(ScatterAdd)
 def _scatter_add(input, dim, index, src, inplace):
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    idx = _array_of(index)
+    idx = _array_of(index, input._data)
     _scatter_gather_checks("scatter", x, d, idx, src._data)
     _check_bounds(idx, _nd(x).shape[d], d, negative=False)
     return (ScatterAdd_ if inplace else ScatterAdd).apply(input, d, idx, src)
@@ -1000,16 +1028,17 @@ def _scatter_reduce_kernel(x, dim, index, src, reduce, include_self):
             info = np.iinfo(o.dtype)
             ident = info.min if reduce == "amax" else info.max
         o[key] = ident
-    ufunc = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
-    ufunc.at(o, key, s)
+    ufunc = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}[reduce]
+    ufunc_at(ufunc, o, key, s)
     if reduce == "mean":
-        count = np.zeros(o.shape, np.int64)
-        np.add.at(count, key, 1)
+        xp = namespace(o)
+        count = xp.zeros(o.shape, np.int64)
+        _scatter_add_at(count, key, 1)
         if include_self:
             count += 1
-        count = np.maximum(count, 1)
+        count = xp.maximum(count, 1)
         if o.dtype.kind in "iub":
-            o[...] = np.floor_divide(o, count)
+            o[...] = xp.floor_divide(o, count)
         else:
             o[...] = o / count
     return out
@@ -1036,8 +1065,8 @@ class ScatterReduce(ArrayFunction):
         if reduce == "sum":
             gx, gs = grad, gather(grad, dim, index)
         elif reduce == "mean":
-            n = np.zeros(_nd(grad._data).shape, grad._data.dtype)
-            np.add.at(n, key, 1)
+            n = namespace(grad._data).zeros(_nd(grad._data).shape, grad._data.dtype)
+            _scatter_add_at(n, key, 1)
             if include_self:
                 n += 1
             n[n == 0] = 1
@@ -1049,7 +1078,7 @@ class ScatterReduce(ArrayFunction):
             masked_self_result = scatter_reduce(masked_self, dim, index, src, reduce, include_self=include_self)
             gx = grad * masked_self_result / masked_self
             src_zero = src == 0
-            src_num_zeros = scatter_add(_zeros(x.shape, x._data.dtype), dim, index,
+            src_num_zeros = scatter_add(_zeros(x.shape, x._data.dtype, x._data), dim, index,
                                         src_zero.to(x.dtype)).gather(dim, index)
             src_single_zero = src_zero & (src_num_zeros == 1)
             masked_src = masked_fill(src, src_single_zero, 1)
@@ -1063,7 +1092,7 @@ class ScatterReduce(ArrayFunction):
             self_is = (xd == rd).astype(grad._data.dtype)
             src_is = (_leading(sd, value.shape) == value).astype(grad._data.dtype)
             n = self_is.copy()
-            np.add.at(n, key, src_is)
+            _scatter_add_at(n, key, src_is)
             dist = grad / _const(n.reshape(grad._data.shape))
             gx = dist * _const(self_is.reshape(grad._data.shape))
             gs = gather(dist, dim, index) * _const(src_is.reshape(ctx.index.shape))
@@ -1079,7 +1108,7 @@ ScatterReduce_ = _inplace(ScatterReduce)
 def _scatter_reduce(input, dim, index, src, reduce, include_self, inplace):
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    idx = _array_of(index)
+    idx = _array_of(index, input._data)
     _scatter_gather_checks("scatter", x, d, idx, src._data)
     if reduce not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
@@ -1110,8 +1139,8 @@ class MaskedFill(ArrayFunction):
     def forward(ctx, x, mask, value):
         ctx.mask = mask
         with np.errstate(invalid="ignore", over="ignore"):
-            v = np.asarray(value).astype(x.dtype)
-        return in_format(np.where(mask, v, x), "contiguous_format")  # ATen: a contiguous clone + masked_fill_
+            v = _as_fill(value, x.dtype)
+        return in_format(namespace(x).where(mask, v, x), "contiguous_format")  # ATen: a contiguous clone + masked_fill_
 
     @staticmethod
     def backward(ctx, grad):
@@ -1133,7 +1162,7 @@ MaskedFill_, MaskedFillTensor_ = _inplace(MaskedFill), _inplace(MaskedFillTensor
 
 
 def _masked_fill(input, mask, value, inplace):
-    m = _array_of(mask)
+    m = _array_of(mask, input._data)
     if m.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_C10_NAMES.get(m.dtype.name, m.dtype.name)}")
@@ -1162,18 +1191,19 @@ class MaskedSelect(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, mask):
+        xp = namespace(x)
         shape = np.broadcast_shapes(x.shape, mask.shape)
-        m = np.broadcast_to(mask, shape)
+        m = xp.broadcast_to(mask, shape)
         ctx.mask, ctx.shape = m, shape
-        return np.broadcast_to(x, shape)[m]
+        return xp.broadcast_to(x, shape)[m]
 
     @staticmethod
     def backward(ctx, grad):
-        return MaskedScatter.apply(_zeros(ctx.shape, grad._data.dtype), ctx.mask, grad), None
+        return MaskedScatter.apply(_zeros(ctx.shape, grad._data.dtype, grad._data), ctx.mask, grad), None
 
 
 def masked_select(input, mask, *, out=None):
-    m = _array_of(mask)
+    m = _array_of(mask, input._data)
     if m.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     broadcast_shapes_or_raise(m.shape, input._data.shape)
@@ -1187,11 +1217,13 @@ class MaskedScatter(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, mask, source):
+        xp = namespace(x)
         shape = np.broadcast_shapes(x.shape, mask.shape)
-        m = np.broadcast_to(mask, shape)
+        m = xp.broadcast_to(mask, shape)
         n = int(m.sum())
         ctx.mask, ctx.n, ctx.src_shape = m, n, source.shape
-        out = copy_in_format(np.broadcast_to(x, shape), "contiguous_format")  # ATen: a contiguous clone + masked_scatter_
+        # ATen: a contiguous clone + masked_scatter_
+        out = copy_in_format(xp.broadcast_to(x, shape), "contiguous_format")
         out[m] = source.reshape(-1)[:n]
         return out
 
@@ -1200,7 +1232,7 @@ class MaskedScatter(ArrayFunction):
         gx = MaskedFill.apply(grad, ctx.mask, 0) if ctx.needs_input_grad[0] else None
         gs = None
         if ctx.needs_input_grad[2]:
-            numel = int(np.prod(ctx.src_shape))
+            numel = math.prod(ctx.src_shape)
             sel = MaskedSelect.apply(grad, ctx.mask)
             gs = IndexEmbed.apply(sel, (numel,), (slice(0, ctx.n),)).reshape(ctx.src_shape)
         return gx, None, gs
@@ -1210,7 +1242,7 @@ MaskedScatter_ = _inplace(MaskedScatter)
 
 
 def _masked_scatter(input, mask, source, inplace):
-    m = _array_of(mask)
+    m = _array_of(mask, input._data)
     if m.dtype != np.bool_:
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
                            f"{_type_word(m.dtype)}")
@@ -1218,7 +1250,7 @@ def _masked_scatter(input, mask, source, inplace):
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{_type_word(input._data.dtype)} and {_type_word(source._data.dtype)}")
     shape = broadcast_shapes_or_raise(m.shape, input._data.shape)
-    if int(np.broadcast_to(m, shape).sum()) > source._data.size:
+    if int(namespace(m).broadcast_to(m, shape).sum()) > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     return (MaskedScatter_ if inplace else MaskedScatter).apply(input, m, source)
 
@@ -1246,7 +1278,7 @@ class Take(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        return Put.apply(_zeros(x.shape, grad._data.dtype), ctx.index, grad, True), None
+        return Put.apply(_zeros(x.shape, grad._data.dtype, grad._data), ctx.index, grad, True), None
 
 
 def _flat_bounds(idx, n):
@@ -1257,7 +1289,7 @@ def _flat_bounds(idx, n):
 
 
 def take(input, index):
-    idx = _array_of(index)
+    idx = _array_of(index, input._data)
     if idx.dtype != np.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {_type_word(idx.dtype)}")
     _flat_bounds(idx, input._data.size)
@@ -1273,10 +1305,10 @@ class Put(ArrayFunction):
     def forward(ctx, x, index, source, accumulate):
         ctx.index, ctx.accumulate = index, accumulate
         ctx.save_for_backward(source)   # PyTorch saves source (its gradient is reshaped as it)
-        out = np.array(x, order="C")    # the flat indices count in C order: a C copy is its own flat view
+        out = namespace(x).array(x, order="C")    # the flat indices count in C order: a C copy is its own flat view
         flat = out.reshape(-1)
         if accumulate:
-            np.add.at(flat, index.reshape(-1), source.reshape(-1))
+            _scatter_add_at(flat, index.reshape(-1), source.reshape(-1))
         else:
             flat[index.reshape(-1)] = source.reshape(-1)
         # ATen: self.clone() (preserve_format) + put_
@@ -1287,8 +1319,8 @@ class Put(ArrayFunction):
         source, = ctx.saved_tensors
         gx = gs = None
         if ctx.needs_input_grad[0]:
-            gx = grad if ctx.accumulate else Put.apply(grad, ctx.index, np.zeros(source.shape, grad._data.dtype),
-                                                       False)
+            gx = grad if ctx.accumulate else Put.apply(
+                grad, ctx.index, namespace(grad._data).zeros(source.shape, grad._data.dtype), False)
         if ctx.needs_input_grad[2]:
             gs = Take.apply(grad, ctx.index).reshape(source.shape)
         return gx, None, gs, None
@@ -1298,7 +1330,7 @@ Put_ = _inplace(Put)
 
 
 def _put(input, index, source, accumulate, inplace):
-    idx = _array_of(index)
+    idx = _array_of(index, input._data)
     if idx.dtype != np.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_type_word(idx.dtype)}")
     if source._data.dtype != input._data.dtype:
@@ -1320,7 +1352,7 @@ def put_(self, index, source, accumulate=False):
 
 
 def take_along_dim(input, indices, dim=None, *, out=None):
-    idx = _array_of(indices)
+    idx = _array_of(indices, input._data)
     if idx.dtype != np.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{_type_word(idx.dtype)}")
@@ -1345,12 +1377,13 @@ def take_along_dim(input, indices, dim=None, *, out=None):
 
 def nonzero(input, *, out=None, as_tuple=False):
     arr = input._data
+    xp = namespace(arr)
     if as_tuple:
-        return tuple(Tensor._make(c.astype(np.int64)) for c in np.nonzero(_nd(arr)))
+        return tuple(Tensor._make(c.astype(np.int64)) for c in xp.nonzero(_nd(arr)))
     # PyTorch fills an (ndim, count) array and returns its transpose: strides (1, count) even for a 1-D input
-    result = np.empty((arr.ndim, np.count_nonzero(arr)), np.int64)
+    result = xp.empty((arr.ndim, int(xp.count_nonzero(arr))), np.int64)   # (the count: a sync on a device)
     if arr.ndim:  # (a nonzero 0-dim input gives one row of no coordinates)
-        result[...] = np.nonzero(arr)
+        result[...] = xp.stack(xp.nonzero(arr)) if xp is not _host else _host.nonzero(arr)
     return write_out(out, Tensor._make(result.T))
 
 

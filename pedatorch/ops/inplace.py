@@ -1,6 +1,5 @@
 """Whole-tensor in-place fills: ``fill_``, ``zero_``."""
-import numpy as np
-
+from ..backend import namespace
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import register, cast, checked_int
@@ -14,7 +13,7 @@ class Fill(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, value):
-        out = np.empty_like(x)
+        out = namespace(x).empty_like(x)
         # a number is checked as PyTorch checks it, then converted (a negative int wraps into uint8)
         out[...] = value if hasattr(value, "dtype") else cast(checked_int(value, x.dtype), x.dtype)
         return out
@@ -36,7 +35,7 @@ class Zero(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
-        return np.zeros_like(x)
+        return namespace(x).zeros_like(x)
 
     @staticmethod
     def backward(ctx, grad):

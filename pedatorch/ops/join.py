@@ -1,7 +1,7 @@
 """Joining tensors: ``cat``, ``stack`` (and their backward: split the gradient)."""
-import numpy as np
 
 from .._tensor import Tensor
+from ..backend import namespace
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, write_out, result_np_dtype, shape_str
 
@@ -18,7 +18,8 @@ class Cat(ArrayFunction):
         ctx.sizes = [a.shape[dim] if a.ndim > dim else 0 for a in arrays]
         ctx.shapes = [a.shape for a in arrays]
         dt = result_np_dtype(*arrays)
-        out = np.concatenate([a.astype(dt, copy=False) for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]
+        xp = namespace(*arrays)
+        out = xp.concatenate([a.astype(dt, copy=False) for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]
                              or [arrays[0]], axis=dim)
         return out if out.flags.c_contiguous else out.copy()  # PyTorch's cat result is contiguous
 
@@ -83,7 +84,7 @@ class Stack(ArrayFunction):
     def forward(ctx, dim, *arrays):
         ctx.dim, ctx.n = dim, len(arrays)
         dt = result_np_dtype(*arrays)
-        return np.stack([a.astype(dt, copy=False) for a in arrays], axis=dim)
+        return namespace(*arrays).stack([a.astype(dt, copy=False) for a in arrays], axis=dim)
 
     @staticmethod
     def backward(ctx, grad):

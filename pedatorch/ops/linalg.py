@@ -1,7 +1,7 @@
 """Matrix products: ``matmul`` (``@``), ``mm``, ``bmm``, ``mv``, ``dot``, the ``add*`` family, ``einsum``.
 
 The four kernels that really multiply are ``Mm``, ``Bmm``, ``Mv`` and ``Dot``
-(one ``np.matmul``/``np.dot`` call each; numpy loops over batches in C).  Their
+(one ``xp.matmul``/``xp.dot`` call each; numpy loops over batches in C).  Their
 backward is two more products of the same kind::
 
     C = A @ B      dA = dC @ B^H      dB = A^H @ dC
@@ -14,7 +14,7 @@ So ``(a @ b).grad_fn`` is the same node PyTorch records (``MmBackward0``,
 ``UnsafeViewBackward0``, ...), and double backward works because every piece
 has a Tensor-op backward.
 
-``einsum`` is one kernel (``np.einsum``).  Its backward is einsum again: the
+``einsum`` is one kernel (``xp.einsum``).  Its backward is einsum again: the
 gradient of operand k contracts the output gradient with all the other
 operands (identity matrices stand in for a repeated index, and indices only
 operand k had are broadcast back).
@@ -22,6 +22,7 @@ operand k had are broadcast back).
 Matrix products do not promote dtypes (``mm(float, double)`` is an error, as
 in PyTorch); integer products stay integer.
 """
+import math
 import numbers
 import warnings
 
@@ -29,6 +30,7 @@ import numpy as np
 
 from .._dtype import opmath_np
 from .._tensor import Tensor
+from ..backend import namespace, is_array
 from ..autograd.function import ArrayFunction
 from ._util import (write_out, register, _type_word, shape_str, result_np_dtype, cast, broadcast_shapes_or_raise,
                     needed)
@@ -117,13 +119,14 @@ def _mH(t):
 # ====================================================================== the product kernels
 
 def _product(fn, *arrays, **kw):
-    """Run a numpy product kernel (np.matmul, np.dot, np.einsum, ...) with PyTorch's precision:
+    """Run a numpy product kernel (xp.matmul, xp.dot, xp.einsum, ...) with PyTorch's precision:
     float16/bfloat16 products are summed in float32 and rounded once (numpy has no bfloat16 GEMM of
     its own, and a float16 one would round every partial sum)."""
     dt = arrays[0].dtype
     acc = opmath_np(dt)
     if acc != dt and all(a.dtype == dt for a in arrays if hasattr(a, "dtype")):  # (einsum's subscripts: lists)
-        return np.asarray(fn(*(a.astype(acc) if hasattr(a, "dtype") else a for a in arrays), **kw)).astype(dt)
+        xp = namespace(*arrays)
+        return xp.asarray(fn(*(a.astype(acc) if hasattr(a, "dtype") else a for a in arrays), **kw)).astype(dt)
     return fn(*arrays, **kw)
 
 
@@ -134,7 +137,7 @@ class Mm(ArrayFunction):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(needed(ctx, 1, a), needed(ctx, 0, b))  # (each is read for the other's gradient)
-        return _product(np.matmul, a, b)
+        return _product(namespace(a, b).matmul, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -161,7 +164,7 @@ class Mv(ArrayFunction):
     @staticmethod
     def forward(ctx, a, x):
         ctx.save_for_backward(needed(ctx, 1, a), needed(ctx, 0, x))
-        return _product(np.matmul, a, x)
+        return _product(namespace(a, x).matmul, a, x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -177,7 +180,8 @@ class Dot(ArrayFunction):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(needed(ctx, 1, a), needed(ctx, 0, b))
-        return np.asarray(_product(np.dot, a, b))
+        xp = namespace(a, b)
+        return xp.asarray(_product(xp.dot, a, b))
 
     @staticmethod
     def backward(ctx, grad):
@@ -193,7 +197,8 @@ class Vdot(ArrayFunction):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.asarray(np.vdot(a, b))
+        xp = namespace(a, b)
+        return xp.asarray(xp.vdot(a, b))
 
     @staticmethod
     def backward(ctx, grad):
@@ -219,9 +224,10 @@ class _SqueezeRow(ArrayFunction):
 
 def _beta_input(x, beta, shape, dtype):
     """beta * input broadcast to the result (beta == 0 ignores input entirely, nan and inf included)."""
+    xp = namespace(x)
     if beta == 0:
-        return np.zeros(shape, dtype=dtype)
-    x = np.broadcast_to(x, shape)
+        return xp.zeros(shape, dtype=dtype)
+    x = xp.broadcast_to(x, shape)
     return x if beta == 1 else x * _scalar(beta, dtype)
 
 
@@ -237,8 +243,8 @@ class Addmm(ArrayFunction):
     def forward(ctx, x, m1, m2, beta, alpha):
         ctx.save_for_backward(m1, m2)
         ctx.beta, ctx.alpha = beta, alpha
-        prod = _product(np.matmul, m1, m2)
-        if beta == 1 and alpha == 1 and type(prod) is np.ndarray and x.dtype == prod.dtype:
+        prod = _product(namespace(m1, m2).matmul, m1, m2)
+        if beta == 1 and alpha == 1 and is_array(prod) and x.dtype == prod.dtype:
             prod += x  # the common case (nn.Linear): add the bias into the fresh product, no second array
             return prod
         out = _beta_input(x, beta, prod.shape, prod.dtype) + (prod if alpha == 1 else prod * _scalar(alpha, prod.dtype))
@@ -270,7 +276,7 @@ class Addmv(ArrayFunction):
     def forward(ctx, x, a, v, beta, alpha):
         ctx.save_for_backward(a, v)
         ctx.beta, ctx.alpha = beta, alpha
-        prod = _product(np.matmul, a, v)
+        prod = _product(namespace(a, v).matmul, a, v)
         out = _beta_input(x, beta, prod.shape, prod.dtype) + (prod if alpha == 1 else prod * _scalar(alpha, prod.dtype))
         return out.astype(prod.dtype, copy=False)
 
@@ -291,7 +297,7 @@ class Baddbmm(ArrayFunction):
     def forward(ctx, x, b1, b2, beta, alpha):
         ctx.save_for_backward(b1, b2)
         ctx.beta, ctx.alpha = beta, alpha
-        prod = _product(np.matmul, b1, b2)
+        prod = _product(namespace(b1, b2).matmul, b1, b2)
         out = _beta_input(x, beta, prod.shape, prod.dtype) + (prod if alpha == 1 else prod * _scalar(alpha, prod.dtype))
         return out.astype(prod.dtype, copy=False)
 
@@ -313,7 +319,8 @@ class Addbmm(ArrayFunction):
         ctx.save_for_backward(b1, b2)
         ctx.beta, ctx.alpha = beta, alpha
         # one contraction over the batch and the inner dim: a single BLAS call, no Python loop
-        prod = _product(np.tensordot, b1, b2, axes=([0, 2], [0, 1])) if b1.shape[0] else np.zeros(
+        xp = namespace(b1, b2)
+        prod = _product(xp.tensordot, b1, b2, axes=([0, 2], [0, 1])) if b1.shape[0] else xp.zeros(
             (b1.shape[1], b2.shape[2]), dtype=b1.dtype)
         prod = prod.astype(b1.dtype, copy=False)
         out = _beta_input(x, beta, prod.shape, prod.dtype) + (prod if alpha == 1 else prod * _scalar(alpha, prod.dtype))
@@ -340,10 +347,11 @@ class Addr(ArrayFunction):
         dt = result_np_dtype(x, v1, v2)
         v1, v2 = cast(v1, dt), cast(v2, dt)
         shape = (v1.shape[0], v2.shape[0])
+        xp = namespace(v1, v2)
         if dt == np.bool_:  # logical: (beta and input) or (alpha and v1 v2^T)
-            out = np.outer(v1, v2) & bool(alpha)
-            return out | (np.broadcast_to(cast(x, dt), shape) & bool(beta))
-        prod = np.outer(v1, v2)
+            out = xp.outer(v1, v2) & bool(alpha)
+            return out | (xp.broadcast_to(cast(x, dt), shape) & bool(beta))
+        prod = xp.outer(v1, v2)
         out = _beta_input(cast(x, dt), beta, shape, dt) + (prod if alpha == 1 else prod * _scalar(alpha, dt))
         return out.astype(dt, copy=False)
 
@@ -464,7 +472,7 @@ def _should_fold(tensor1, tensor2, has_out):
         return True   # folding keeps the backward of the small operand an mm (no big broadcast gradient)
     if tensor1._data.ndim == 2:
         return False
-    arr = big._data if big_first else np.swapaxes(big._data, -1, -2)
+    arr = big._data if big_first else big._data.swapaxes(-1, -2)
     if arr.size == 0:
         return True
     strides = [s // arr.itemsize for s in arr.strides]
@@ -499,7 +507,7 @@ def _matmul(t1, t2, has_out=False):
         a = t2.mT if transpose else t1
         b = t2 if not transpose else (t1.t() if d1 == 2 else t1)
         out_shape = list(a.shape[:-1])
-        rows = int(np.prod(out_shape))
+        rows = math.prod(out_shape)
         if b.ndim == 2:
             out_shape.append(b.shape[1])
         folded = reshape(a, rows, a.shape[-1])
@@ -521,7 +529,7 @@ def _matmul(t1, t2, has_out=False):
         if batch2[0] == 1 and t2._requires_grad:
             return _matmul(t1, t2.squeeze(0), has_out)
     batch = broadcast_shapes_or_raise(batch1, batch2)
-    nb = int(np.prod(batch))
+    nb = math.prod(batch)
     a = reshape(t1.expand(*batch, n, m1), nb, n, m1)
     vector_rhs = d2 == 1
     if vector_rhs:
@@ -1003,8 +1011,8 @@ def _tensordot(a, b, dims1, dims2):
     p1 = [i for i in range(a.ndim) if i not in c1] + c1
     p2 = c2 + [i for i in range(b.ndim) if i not in c2]
     rsizes = [t1.shape[i] for i in range(a.ndim) if i not in c1] + [t2.shape[i] for i in range(b.ndim) if i not in c2]
-    size1 = int(np.prod([t1.shape[i] for i in range(a.ndim) if i not in c1]))
-    size2 = int(np.prod([t2.shape[i] for i in range(b.ndim) if i not in c2]))
+    size1 = math.prod(t1.shape[i] for i in range(a.ndim) if i not in c1)
+    size2 = math.prod(t2.shape[i] for i in range(b.ndim) if i not in c2)
     t1 = t1.permute(tuple(p1))
     t2 = t2.permute(tuple(p2))
     if a.ndim == len(c1) and b.ndim == len(c2):     # everything contracted: a dot product

@@ -22,6 +22,7 @@ from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, wrap_dims, register, write_out, shape_str, broadcast_shapes_or_raise, \
     result_np_dtype, _type_word
 from .._layout import _empty_preserving_layout
+from ..backend import namespace, device_namespace, scatter_add, CPU_BACKEND
 from .shape import Diagonal, DiagonalEmbed, IndexEmbed, UnsafeView, _Ctx
 
 __all__ = ["flip", "fliplr", "flipud", "roll", "rot90", "tile", "repeat_interleave", "tril", "triu",
@@ -49,7 +50,7 @@ class Flip(ArrayFunction):
     def forward(ctx, x, dims):
         ctx.dims = dims
         out = _empty_preserving_layout(x)  # PyTorch's flip allocates empty_like(x): x's memory layout
-        out[...] = np.flip(x, dims) if dims and x.ndim else x  # (a 0-dim x accepts dim 0 and -1)
+        out[...] = namespace(x).flip(x, dims) if dims and x.ndim else x  # (a 0-dim x accepts dim 0 and -1)
         return out
 
     @staticmethod
@@ -92,8 +93,8 @@ class Roll(ArrayFunction):
         if x.size == 0 or x.ndim == 0:
             return x.copy()
         if dims is None:
-            return np.roll(x.reshape(-1), shifts[0]).reshape(x.shape)
-        return np.roll(x, shifts, dims)
+            return namespace(x).roll(x.reshape(-1), shifts[0]).reshape(x.shape)
+        return namespace(x).roll(x, shifts, dims)
 
     @staticmethod
     def backward(ctx, grad):
@@ -126,7 +127,7 @@ class Rot90(ArrayFunction):
     @staticmethod
     def forward(ctx, x, k, dims):
         ctx.k, ctx.dims = k, dims
-        return np.rot90(x, k, axes=dims).copy()
+        return namespace(x).rot90(x, k, axes=dims).copy()
 
     @staticmethod
     def backward(ctx, grad):
@@ -159,7 +160,7 @@ class Repeat(ArrayFunction):
         if not repeats:
             return x.copy()
         lead = len(repeats) - x.ndim
-        return np.tile(x.reshape((1,) * lead + x.shape), repeats)
+        return namespace(x).tile(x.reshape((1,) * lead + x.shape), repeats)
 
     @staticmethod
     def backward(ctx, grad):
@@ -217,7 +218,8 @@ def _repeats_to_indices(repeats, output_size=None):
         raise RuntimeError("repeats can not be negative")
     if output_size is not None and int(r.sum()) != output_size:
         raise RuntimeError("allocated size does not match required size")
-    return Tensor._make(np.repeat(np.arange(r.shape[0], dtype=r.dtype), r))
+    xp = namespace(r)
+    return Tensor._make(xp.repeat(xp.arange(r.shape[0], dtype=r.dtype), r))
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
@@ -229,7 +231,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         r = repeats
         size = x._data.shape[d] if x._data.ndim else 1
         if r._data.ndim == 0 or (r._data.ndim == 1 and r._data.shape[0] == 1):
-            r = Tensor._make(np.broadcast_to(r._data.reshape(1), (size,)).copy())
+            r = Tensor._make(namespace(r._data).broadcast_to(r._data.reshape(1), (size,)).copy())
         elif r._data.ndim == 1:
             if r._data.shape[0] != size:
                 raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
@@ -262,7 +264,7 @@ class Tril(ArrayFunction):
     @staticmethod
     def forward(ctx, x, k):
         ctx.k = k
-        return np.tril(x, k)
+        return namespace(x).tril(x, k)
 
     @staticmethod
     def backward(ctx, grad):
@@ -276,7 +278,7 @@ class Triu(ArrayFunction):
     @staticmethod
     def forward(ctx, x, k):
         ctx.k = k
-        return np.triu(x, k)
+        return namespace(x).triu(x, k)
 
     @staticmethod
     def backward(ctx, grad):
@@ -308,7 +310,7 @@ def triu_(self, diagonal=0):
     return _tri("triu", Triu_, self, diagonal)
 
 
-def _tri_indices(name, np_fn, row, col, offset, dtype, device):
+def _tri_indices(name, fn_name, row, col, offset, dtype, device):
     if row < 0:
         raise RuntimeError(f"row must be non-negative, got{row}")
     if col < 0:
@@ -316,17 +318,18 @@ def _tri_indices(name, np_fn, row, col, offset, dtype, device):
     dt = D.int64 if dtype is None else dtype
     if dt.np not in (np.int64, np.int32):
         raise NotImplementedError(f"\"{name}\" not implemented for '{_type_word(dt.np)}'")
-    rows, cols = np_fn(row, offset, col)
-    from .creation import _finish
-    return _finish(np.stack([rows, cols]).astype(dt.np).reshape(2, -1), device, False)
+    from .creation import _finish, _xp
+    xp = _xp(device)   # made on the target device
+    rows, cols = getattr(xp, fn_name)(row, offset, col)
+    return _finish(xp.stack([rows, cols]).astype(dt.np).reshape(2, -1), device, False)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    return _tri_indices("tril_indices", np.tril_indices, row, col, offset, dtype, device)
+    return _tri_indices("tril_indices", "tril_indices", row, col, offset, dtype, device)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    return _tri_indices("triu_indices", np.triu_indices, row, col, offset, dtype, device)
+    return _tri_indices("triu_indices", "triu_indices", row, col, offset, dtype, device)
 
 
 class DiagEmbed(DiagonalEmbed):
@@ -384,7 +387,8 @@ class Trace(ArrayFunction):
     @staticmethod
     def forward(ctx, x):
         ctx.in_shape = x.shape
-        return np.asarray(np.trace(x, dtype=np.int64 if x.dtype.kind in "iu" else None))
+        xp = namespace(x)
+        return xp.asarray(xp.trace(x, dtype=np.int64 if x.dtype.kind in "iu" else None))
 
     @staticmethod
     def backward(ctx, grad):
@@ -421,8 +425,9 @@ class ConstantPadNd(ArrayFunction):
             dst[d] = slice(max(left, 0), max(left, 0) + kept)
             shape[d] = size + left + right
         with np.errstate(invalid="ignore", over="ignore"):
-            fill = np.asarray(value).astype(x.dtype)
-        out = np.full(shape, fill, dtype=x.dtype)
+            # a host scalar of x's dtype, converted as numpy converts (C casts: -1 -> 255 for uint8)
+            fill = CPU_BACKEND.xp.asarray(value).astype(x.dtype)[()]
+        out = namespace(x).full(shape, fill, dtype=x.dtype)
         out[tuple(dst)] = x[tuple(src)]
         return out
 
@@ -460,7 +465,7 @@ class _PadGather(ArrayFunction):
         ctx.in_shape, ctx.picks = x.shape, picks
         out = x
         for axis, pos in picks:
-            out = np.take(out, pos, axis=axis)
+            out = namespace(x).take(out, pos, axis=axis)
         return out if out is not x else x.copy()
 
     @staticmethod
@@ -478,8 +483,8 @@ class _PadScatter(ArrayFunction):
         for axis, pos in reversed(picks):
             shape = list(g.shape)
             shape[axis] = in_shape[axis]
-            acc = np.zeros(shape, g.dtype)
-            np.add.at(acc, (slice(None),) * axis + (pos,), g)
+            acc = namespace(g).zeros(shape, g.dtype)
+            scatter_add(acc, (slice(None),) * axis + (pos,), g)
             g = acc
         return g
 
@@ -526,15 +531,16 @@ def _pad_index(input, pad, mode):
         calc = " ".join(f"{names[i]}: {outs[i]}" for i in dims)
         raise RuntimeError(f"input ({ins}) is too small. Calculated output {calc}")
     picks = []
+    xp = namespace(input._data)   # the index vectors are made on input's device
     for i in range(k):
         d = len(shape) - 1 - i
         left, right, size = pad[2 * i], pad[2 * i + 1], shape[d]
-        pos = np.arange(-left, size + right)
+        pos = xp.arange(-left, size + right)
         if mode == "reflect":
-            pos = np.abs(pos)
-            pos = np.where(pos > size - 1, 2 * (size - 1) - pos, pos)
+            pos = xp.abs(pos)
+            pos = xp.where(pos > size - 1, 2 * (size - 1) - pos, pos)
         else:
-            pos = np.clip(pos, 0, size - 1)
+            pos = xp.clip(pos, 0, size - 1)
         picks.append((d, pos))
     return _pad_class(mode, k).apply(input, tuple(picks))
 
@@ -619,7 +625,7 @@ class BlockDiag(ArrayFunction):
         blocks = [a.reshape(1, -1) if a.ndim == 1 else a.reshape(1, 1) if a.ndim == 0 else a for a in arrays]
         rows = sum(b.shape[0] for b in blocks)
         cols = sum(b.shape[1] for b in blocks)
-        out = np.zeros((rows, cols), dt)
+        out = namespace(*arrays).zeros((rows, cols), dt)
         spans, r, c = [], 0, 0
         for a, b in zip(arrays, blocks):
             out[r:r + b.shape[0], c:c + b.shape[1]] = b
@@ -635,7 +641,7 @@ class BlockDiag(ArrayFunction):
 
 def block_diag(*tensors):
     if not tensors:
-        return Tensor._make(np.zeros((1, 0), D.get_default_dtype().np))
+        return Tensor._make(device_namespace(None).zeros((1, 0), D.get_default_dtype().np))   # (on the CPU)
     for i, t in enumerate(tensors):
         if t._data.ndim > 2:
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
@@ -696,11 +702,12 @@ def combinations(input, r=2, with_replacement=False):
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
-        return Tensor._make(np.empty(0, input._data.dtype))
+        return Tensor._make(namespace(input._data).empty(0, input._data.dtype))
     n = input._data.shape[0]
     grids = meshgrid(*([input] * r), indexing="ij")
-    idx = np.indices((n,) * r)
-    mask = np.ones((n,) * r, dtype=bool)
+    xp = namespace(input._data)
+    idx = xp.indices((n,) * r)
+    mask = xp.ones((n,) * r, dtype=bool)
     for k in range(r - 1):
         mask &= (idx[k] <= idx[k + 1]) if with_replacement else (idx[k] < idx[k + 1])
     from .join import stack
@@ -731,8 +738,9 @@ class LinalgCross(ArrayFunction):
     def forward(ctx, a, b, dim):
         ctx.save_for_backward(a, b)
         ctx.dim = dim
-        a, b = np.broadcast_arrays(a, b)
-        return np.cross(a, b, axis=dim)
+        xp = namespace(a, b)
+        a, b = xp.broadcast_arrays(a, b)
+        return xp.cross(a, b, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):

@@ -27,6 +27,12 @@ numbers agree bit for bit with PyTorch's on x86-64 Linux.  The recipes:
 In-place kernels visit the elements in memory order (as TensorIterator does), so a transposed tensor
 gets the same numbers in the same memory cells as in PyTorch.
 
+All of the above is the CPU. On a CUDA device every op draws on the device, from the device's generator
+(``pedatorch.cuda._generator``: cupy's ``random.default_rng``, seeded by ``pedatorch.cuda.manual_seed`` and by
+``pedatorch.manual_seed``) or from a ``Generator(device='cuda')``, through ``_random.DeviceDraws`` (uniform,
+normal, integer, exponential, Poisson and gamma draws); see "on a CUDA device" below. Those numbers are not
+PyTorch's (its CUDA kernels use Philox), only their distributions are, and they leave the CPU stream alone.
+
 Known differences from PyTorch: ``bernoulli_(p: float)`` (and so dropout) follows PyTorch's
 generic kernel, which PyTorch uses on non-Intel CPUs; on Intel CPUs PyTorch's MKL build draws these from
 MKL's own stream instead.  float16/bfloat16 ``normal_`` of >= 16 elements whose count is not a multiple
@@ -41,7 +47,9 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
-from .._random import Generator, _get_generator, _libm
+from .._random import Generator, DeviceDraws, _get_generator, _device_generator, _libm
+from .._device import as_device
+from ..backend import device_namespace, namespace, to_host, is_array
 from .._tensor import Tensor, preserve_format
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
@@ -77,7 +85,8 @@ def _round_to_odd(s, err):
 
 def _fma64(a, b, c):
     """Correctly rounded a * b + c in float64 (arrays or scalars)."""
-    a, b, c = np.broadcast_arrays(np.asarray(a, _f64), np.asarray(b, _f64), np.asarray(c, _f64))
+    xp = namespace(a, b, c)
+    a, b, c = xp.broadcast_arrays(xp.asarray(a, _f64), xp.asarray(b, _f64), xp.asarray(c, _f64))
     p = a * b
     t = 134217729.0 * a                       # Veltkamp split: a = ah + al, 26 bits each
     ah = t - (t - a)
@@ -88,7 +97,7 @@ def _fma64(a, b, c):
     e = ((ah * bh - p) + ah * bl + al * bh) + al * bl     # a * b = p + e exactly
     th, tl = _two_sum(c, p)
     v, verr = _two_sum(tl, e)
-    out = th + _round_to_odd(np.asarray(v), verr)
+    out = th + _round_to_odd(xp.asarray(v), verr)
     bad = ~np.isfinite(out) | ~np.isfinite(p)
     if bad.any():
         out = np.where(bad, p + c, out)
@@ -97,14 +106,15 @@ def _fma64(a, b, c):
 
 def _fma32_exact(a, b, c):
     """Correctly rounded a * b + c for float32 operands (the product is exact in float64)."""
-    p = np.asarray(a, _f64) * np.asarray(b, _f64)
-    s, err = _two_sum(p, np.asarray(c, _f64))
-    return _round_to_odd(np.asarray(s, _f64), err).astype(_f32)
+    xp = namespace(a, b, c)
+    p = xp.asarray(a, _f64) * xp.asarray(b, _f64)
+    s, err = _two_sum(p, xp.asarray(c, _f64))
+    return _round_to_odd(xp.asarray(s, _f64), err).astype(_f32)
 
 
 def _to64(x):
     """float32 arrays to float64 (numpy mixes dtypes in an operation much more slowly); others as they are."""
-    return x.astype(_f64) if isinstance(x, np.ndarray) and x.dtype != _f64 else x
+    return x.astype(_f64) if is_array(x) and x.dtype != _f64 else x
 
 
 _HALFWAY = np.int64(-1 << 63)          # 1 << 28 in the low 29 bits, shifted to the top: int64's minimum
@@ -135,7 +145,7 @@ def _fma32(a, b, c):
 _LOG_P = [_f32(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
                             1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
                             3.3333331174E-1)]
-_MIN_NORM = np.array([0x00800000], np.int32).view(_f32)[0]
+_MIN_NORM = _f32(np.finfo(_f32).tiny)         # 0x00800000: the smallest normal float32
 
 
 def _log256(x):
@@ -277,7 +287,7 @@ def _uniform_piece(gen, n, lo, hi, np_dt):
             return u
         flo, fhi = _f32(lo), _f32(hi)
         r = (u if unit else _fma32(u, fhi - flo, flo)).astype(np_dt, copy=False)
-        lo, hi = np.array(lo, np_dt), np.array(hi, np_dt)
+        lo, hi = np_dt.type(lo), np_dt.type(hi)
     r[r == hi] = lo                              # a value rounded up to 'to' becomes 'from'
     return r
 
@@ -331,7 +341,7 @@ def _memory_order_fill(shape, strides, flat):
     perm = sorted(range(nd), key=lambda d: -abs(strides[d]))
     if perm == list(range(nd)):
         return flat.reshape(shape)
-    out = np.empty(shape, dtype=flat.dtype)
+    out = namespace(flat).empty(shape, dtype=flat.dtype)
     out.transpose(perm)[...] = flat.reshape([shape[d] for d in perm])
     return out
 
@@ -345,13 +355,11 @@ def _real_view_info(arr):
 
 
 def _write(self, full):
-    """Write the computed array into the tensor (numpy or cupy), as an in-place op."""
+    """Write the computed array into the tensor, as an in-place op (CPU tensors: CUDA ones are filled on
+    their device, by ``_device_fill``)."""
     arr = self._data
     if arr.dtype.kind == "c" and full.dtype.kind != "c":
         full = full[..., 0] + 1j * full[..., 1]
-    if type(arr) is not np.ndarray:
-        from .._device import to_device_array
-        full = to_device_array(np.ascontiguousarray(full), self.device)
     arr[...] = full
     self._bump_version()
     return self
@@ -375,19 +383,20 @@ def _fill_inplace(self, fill):
     arr = self._data
     shape, strides, np_dt = _real_view_info(arr)
     contiguous = bool(arr.flags.c_contiguous)
-    if type(arr) is np.ndarray and contiguous:
+    if contiguous:
         fill(arr.reshape(-1).view(np_dt), True)
         self._bump_version()
         return self
-    flat = np.empty(int(np.prod(shape, dtype=np.int64)), np_dt)
+    flat = namespace(arr).empty(math.prod(shape), np_dt)
     fill(flat, contiguous)
     return _write(self, _memory_order_fill(shape, strides, flat))
 
 
 def _new(size, np_dt, fill):
     """A new C-contiguous array of ``size`` filled by ``fill(flat, contiguous=True)`` (real parts and
-    imaginary parts alternate for a complex dtype)."""
-    arr = np.empty(tuple(size), np_dt)
+    imaginary parts alternate for a complex dtype). The CPU generator's kernels fill host arrays: the CPU
+    device's namespace allocates (CUDA tensors are made on their device by ``_d_values``)."""
+    arr = device_namespace(None).empty(tuple(size), np_dt)
     fill(arr.reshape(-1).view(_real_view_info(arr)[2]), True)
     return arr
 
@@ -416,6 +425,147 @@ def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+# ====================================================================== on a CUDA device
+# A CUDA tensor's numbers are drawn on its device (``DeviceDraws``: the device generator's uniform, normal,
+# integer, exponential draws), then shaped with the device's array functions: nothing is made on the host and
+# copied over. PyTorch's CUDA kernels use Philox, not mt19937, so no CPU stream is reproduced here: only the
+# distributions are the same (as between PyTorch's CPU and CUDA numbers).
+
+def _generator_for(generator, device):
+    """What a random op on ``device`` (a ``pedatorch.device``, or None for the CPU) draws from: the CPU's
+    ``Generator``, or the ``DeviceDraws`` of a CUDA device."""
+    if device is not None and device.type == "cuda":
+        return _device_generator(generator, device)
+    return _get_generator(generator)
+
+
+def _on_device(gen):
+    return type(gen) is DeviceDraws
+
+
+def _target_device(device, out=None):
+    """The device a factory makes its tensor on: ``device``, else ``out``'s, else the CPU (None)."""
+    if device is not None:
+        return as_device(device)
+    if out is not None and not out.is_cpu:
+        return out.device
+    return None
+
+
+def _draw_dtype(real):
+    """The dtype the device generator draws in for values of dtype ``real`` (float16/bfloat16 round float32)."""
+    return _f64 if real == _f64 else _f32
+
+
+def _d_uniform(dr, n, real, lo, hi):
+    u = dr.uniform(n, _draw_dtype(real))
+    if not (lo == 0 and hi == 1):
+        u = u * (hi - lo) + lo
+    r = u.astype(real, copy=False)
+    if not (lo == 0 and hi == 1) or real.itemsize < 4:
+        r = dr.xp.where(r >= hi, r.dtype.type(lo), r)     # a value rounded up to 'to' becomes 'from', as on the CPU
+    return r
+
+
+def _d_normal(dr, n, real, mean, std):
+    v = dr.normal(n, _draw_dtype(real))
+    if not (std == 1 and mean == 0):
+        v = v * std + mean
+    return v.astype(real, copy=False)
+
+
+def _d_cast_int(v, real):
+    """int64 draws ``v`` as values of dtype ``real`` (bool: non-zero)."""
+    return v != 0 if real.kind == "b" else v.astype(real, copy=False)
+
+
+def _d_from_to(dr, n, real, rng, base):
+    """Integers uniform in [base, base + rng) (rng <= 2**64), uint64 arithmetic wrapping as in C."""
+    v = (dr.integers(n, rng) + _U64(base % (1 << 64))).view(np.int64)
+    return _d_cast_int(v, real)
+
+
+def _d_random_default(dr, n, real):
+    """``random_()`` on a device: [0, 2**mantissa] for floats, [0, max] for integers."""
+    name = real.name
+    if name == "bool":
+        top = 2
+    elif name == "int64":
+        top = 1 << 63
+    elif real.kind in "iu":
+        top = int(np.iinfo(real).max) + 1
+    else:
+        top = (1 << _digits(real)) + 1
+    return _d_cast_int(dr.integers(n, top).view(np.int64), real)
+
+
+def _d_values(dr, shape, real, make):
+    """``make(dr, n, real)`` values for an array of ``shape``, complex dtypes taking (real, imag) pairs."""
+    complex_ = real.kind == "c"
+    rdt = np.dtype(_f32 if real.itemsize == 8 else _f64) if complex_ else real
+    full = tuple(shape) + ((2,) if complex_ else ())
+    vals = make(dr, math.prod(full), rdt).reshape(full)
+    if complex_:
+        vals = (vals[..., 0] + 1j * vals[..., 1]).astype(real, copy=False)
+    return vals
+
+
+def _device_fill(self, dr, make):
+    """Fill the CUDA tensor ``self`` in place with ``make(dr, n, real dtype)``, drawn on its device."""
+    _check_inplace(self)
+    arr = self._data
+    arr[...] = _d_values(dr, arr.shape, arr.dtype, make)
+    self._bump_version()
+    return self
+
+
+def _d_bernoulli_tensor(dr, shape, p_arr):
+    """u < p on the device, p (a device array) broadcast to ``shape``."""
+    if not _is_float(p_arr.dtype):
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_type_word(p_arr.dtype)}'")
+    if p_arr.size and not bool(((p_arr >= 0) & (p_arr <= 1)).all()):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
+                           "be improved?  If so, please report an enhancement request to PyTorch.)")
+    try:
+        p = dr.xp.broadcast_to(p_arr, tuple(shape))
+    except ValueError:
+        raise RuntimeError(_expand_error(tuple(shape), p_arr.shape)) from None
+    calc = _draw_dtype(p_arr.dtype)
+    return dr.uniform(p.size, calc).reshape(p.shape) < p.astype(calc, copy=False)
+
+
+def _d_multinomial(dr, p2, n_sample, replacement):
+    """``multinomial`` on the device, rows of ``p2`` (rows, n_cat) the weights: (rows, n_sample) int64."""
+    xp = dr.xp
+    rows, n_cat = p2.shape
+    if p2.size and not bool(((p2 >= 0) & (p2 < np.inf)).all()):       # the CPU's messages, one device sync
+        if not replacement or n_sample == 1:
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if bool((p2 < 0).any()):
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    w = p2.astype(_f64)
+    total = w.sum(axis=1)
+    if bool((total <= 0).any()):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if not replacement or n_sample == 1:
+        # the Gumbel-max trick, as PyTorch: the largest p / q, q ~ Exp(1)
+        q = dr.exponential(w.size).reshape(w.shape)
+        r = w / q
+        if n_sample == 1:
+            return xp.argmax(r, axis=1).reshape(rows, 1).astype(np.int64)
+        return xp.argsort(-r, axis=1)[:, :n_sample].astype(np.int64)
+    # with replacement: invert each row's CDF. Row i's CDF is shifted by i, so that one searchsorted over the
+    # flattened, increasing rows answers them all.
+    cum = xp.cumsum(w, axis=1) / total[:, None]
+    cum[:, -1] = 1
+    shift = xp.arange(rows, dtype=_f64)[:, None]
+    u = dr.uniform(rows * n_sample).reshape(rows, n_sample)
+    idx = xp.searchsorted((cum + shift).reshape(-1), (u + shift).reshape(-1), side="left").reshape(rows, n_sample)
+    idx = idx - (xp.arange(rows, dtype=np.int64) * n_cat)[:, None]
+    return xp.clip(idx, 0, n_cat - 1).astype(np.int64)
+
+
 # ====================================================================== in-place Tensor methods
 
 def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
@@ -424,7 +574,7 @@ def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
     to = _num(to)
     if kwargs:
         raise TypeError(f"uniform_() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    gen = _get_generator(generator)
+    gen = _generator_for(generator, self.device)
     _float_dtype_or_raise(self._data.dtype, "check_uniform_bounds")
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_fmt(from_)} > "
@@ -434,18 +584,22 @@ def uniform_(self, from_=0, to=1, *, generator=None, **kwargs):
         raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{_type_word(real)}>::max(), but "
                            f"found to={_fmt(to)} and from={_fmt(from_)} which result in to-from to exceed the "
                            f"limit")
+    if _on_device(gen):
+        return _device_fill(self, gen, lambda dr, n, rt: _d_uniform(dr, n, rt, from_, to))
     return _fill_inplace(self, lambda out, c: _uniform_values(gen, out, from_, to))
 
 
 def normal_(self, mean=0, std=1, *, generator=None):
     """Fill with samples from N(mean, std**2)."""
     mean, std = _num(mean), _num(std)
-    gen = _get_generator(generator)
+    gen = _generator_for(generator, self.device)
     _float_dtype_or_raise(self._data.dtype, "normal_kernel_cpu")
     if not std >= 0.0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
     if self._data.dtype.kind == "c":
         std = std / math.sqrt(2)   # each of the real and imaginary parts gets half the variance
+    if _on_device(gen):
+        return _device_fill(self, gen, lambda dr, n, rt: _d_normal(dr, n, rt, mean, std))
     return _fill_inplace(self, lambda out, c: _normal_values(gen, out, mean, std, c))
 
 
@@ -461,7 +615,7 @@ def _digits(np_dt):
 
 def _update_from(frm, np_dt):
     """Round ``from`` up to a value the floating dtype holds exactly (ATen's update_from)."""
-    plus1 = int(np.array(frm + 1, dtype=_f64).astype(np_dt).astype(_f64))
+    plus1 = int(_f64(frm + 1).astype(np_dt).astype(_f64))
     if plus1 < frm:
         n = abs(frm + 1).bit_length() - 1
         frm = plus1 + (1 << (n - _digits(np_dt) + 1))
@@ -469,7 +623,7 @@ def _update_from(frm, np_dt):
 
 
 def _update_to(to, np_dt):
-    minus1 = int(np.array(to - 1, dtype=_f64).astype(np_dt).astype(_f64))
+    minus1 = int(_f64(to - 1).astype(np_dt).astype(_f64))
     if minus1 >= to:
         n = abs(to - 1).bit_length() - 1
         to = minus1 - (1 << (n - _digits(np_dt) + 1))
@@ -513,13 +667,15 @@ def random_(self, from_=None, to=None, *, generator=None, **kwargs):
         raise TypeError(f"random_() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if isinstance(from_, Generator) and generator is None:
         from_, generator = None, from_
-    gen = _get_generator(generator)
+    gen = _generator_for(generator, self.device)
     np_dt = _real_view_info(self._data)[2]
     if np_dt.name in ("uint16", "uint32", "uint64"):
         raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{_type_word(np_dt)}'"
                                   if from_ is None else
                                   f"\"random_from_to_kernel_cpu\" not implemented for '{_type_word(np_dt)}'")
     if from_ is None and to is None:
+        if _on_device(gen):
+            return _device_fill(self, gen, _d_random_default)
         return _fill_inplace(self, lambda out, c: _random_default_values(gen, out))
     frm = 0 if from_ is None else _int64_arg(from_)
     if to is not None:
@@ -537,6 +693,8 @@ def random_(self, from_=None, to=None, *, generator=None, **kwargs):
         if np_dt.name not in ("int64", "float64", "float32", "bfloat16"):
             raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and "
                                "bfloat16")
+        if _on_device(gen):
+            return _device_fill(self, gen, lambda dr, n, rt: _d_from_to(dr, n, rt, 1 << 64, 0))
         return _fill_inplace(self, lambda out, c: _in_pieces(out, lambda m: gen._random64(m).view(np.int64)))
     else:
         if _is_float(np_dt):
@@ -549,6 +707,8 @@ def random_(self, from_=None, to=None, *, generator=None, **kwargs):
             to_inc = 1 if np_dt.kind == "b" else int(np.iinfo(np_dt).max)
         _check_in_range(frm, to_inc, np_dt)
         rng, base = to_inc - frm + 1, frm
+    if _on_device(gen):
+        return _device_fill(self, gen, lambda dr, n, rt: _d_from_to(dr, n, rt, rng, base))
     return _fill_inplace(self, lambda out, c: _int_from_to(gen, out, rng, base))
 
 
@@ -565,14 +725,13 @@ def _random_overloads(self, *args, generator=None, **kwargs):
     return random_(self, generator=generator, **kwargs)
 
 
-def _bernoulli_tensor_values(gen, self_arr, p_arr, n, np_dt):
-    """u < p elementwise, p broadcast to self's shape, in self's memory order."""
+def _bernoulli_tensor_values(gen, shape, strides, p_arr, n, np_dt):
+    """u < p elementwise, p broadcast to ``shape``, in the memory order that ``strides`` give."""
     if not _is_float(p_arr.dtype):
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_type_word(p_arr.dtype)}'")
     if p_arr.size and not ((p_arr >= 0) & (p_arr <= 1)).all():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
-    shape, strides = self_arr.shape, self_arr.strides
     try:
         p = np.broadcast_to(p_arr, shape)
     except ValueError:
@@ -597,11 +756,14 @@ def _expand_error(target, shape):
 
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 0/1 draws: 1 with probability ``p`` (a float, or a tensor broadcast to self)."""
-    gen = _get_generator(generator)
+    gen = _generator_for(generator, self.device)
     if isinstance(p, Tensor):
         _check_inplace(self)
-        p_arr = p._data if p.is_cpu else p._data.get()
-        flat = _bernoulli_tensor_values(gen, self._data, p_arr, self._data.size, self._data.dtype)
+        if _on_device(gen):
+            return _device_fill(self, gen, lambda dr, n, rt: _d_bernoulli_tensor(dr, self._data.shape, p._data))
+        p_arr = _host(p)
+        flat = _bernoulli_tensor_values(gen, self._data.shape, self._data.strides, p_arr, self._data.size,
+                                        self._data.dtype)
         shape, strides = self._data.shape, self._data.strides
         return _write(self, _memory_order_fill(shape, strides, flat.astype(self._data.dtype)))
     p = float(p)
@@ -609,18 +771,24 @@ def bernoulli_(self, p=0.5, *, generator=None):
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
     if self._data.dtype.kind == "c":
         raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for '{_type_word(self._data.dtype)}'")
+    if _on_device(gen):
+        # float32 uniforms for all but float64 tensors (dropout's masks: half the device memory traffic)
+        return _device_fill(self, gen, lambda dr, n, rt: dr.uniform(n, _draw_dtype(rt)) < p)
     return _fill_inplace(self, lambda out, c: _in_pieces(out, lambda m: gen._uniform_double(m) < p))
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
     """Fill with samples from Exp(lambd): -log(1 - u) / lambd."""
-    gen = _get_generator(generator)
+    gen = _generator_for(generator, self.device)
     np_dt = self._data.dtype
     if not _is_float(np_dt):
         raise RuntimeError(f"Exponential distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {_type_word(np_dt)}")
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+    if _on_device(gen):
+        return _device_fill(self, gen, lambda dr, n, rt: (dr.exponential(n) * (1.0 / lambd)).astype(rt))
+
     def fill(out, c):
         out[...] = _exponential_values(gen, out.size, lambd, out.dtype)
     return _fill_inplace(self, fill)
@@ -633,13 +801,18 @@ def _exponential_values(gen, n, lambd, np_dt):
 
 def geometric_(self, p, *, generator=None):
     """Fill with the number of Bernoulli(p) trials up to the first success: ceil(log(u) / log(1 - p))."""
-    gen = _get_generator(generator)
+    gen = _generator_for(generator, self.device)
     np_dt = self._data.dtype
     if np_dt.kind in "bc":
         raise NotImplementedError(f"\"geometric_cpu\" not implemented for '{_type_word(np_dt)}'")
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
     denom = math.log1p(-p)
+    if _on_device(gen):
+        def make(dr, n, rt):
+            with np.errstate(divide="ignore"):
+                return dr.xp.ceil(dr.xp.log(dr.uniform(n)) / denom).astype(rt)
+        return _device_fill(self, gen, make)
 
     def fill(out, c):
         out[...] = np.ceil(_libm(math.log, gen._uniform_double(out.size)) / denom)
@@ -648,10 +821,12 @@ def geometric_(self, p, *, generator=None):
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Fill with exp(N(mean, std**2))."""
-    gen = _get_generator(generator)
+    gen = _generator_for(generator, self.device)
     _float_dtype_or_raise(self._data.dtype, "log_normal_cpu", complex_ok=False)
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+    if _on_device(gen):
+        return _device_fill(self, gen, lambda dr, n, rt: dr.xp.exp(dr.normal(n) * std + mean).astype(rt))
 
     def fill(out, c):
         out[...] = _libm(math.exp, _fma64(gen._normal_doubles(out.size), std, mean))
@@ -660,13 +835,16 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Fill with samples from the Cauchy distribution: median + sigma * tan(pi (u - 1/2))."""
-    gen = _get_generator(generator)
+    gen = _generator_for(generator, self.device)
     np_dt = self._data.dtype
     if not _is_float(np_dt):
         raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {_C_NAMES.get(np_dt.name, np_dt.name)}")
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
+    if _on_device(gen):
+        return _device_fill(self, gen, lambda dr, n, rt: (median + sigma * dr.xp.tan(math.pi * (dr.uniform(n) - 0.5)))
+                            .astype(rt))
 
     def fill(out, c):
         t = _libm(math.tan, math.pi * (gen._uniform_double(out.size) - 0.5))
@@ -684,10 +862,13 @@ def rand(*sizes, generator=None, out=None, dtype=None, layout=None, device=None,
          pin_memory=False, size=None):
     """Uniform samples in [0, 1): float uniforms keep 24 random bits, doubles 53."""
     size = _size_arg(sizes if size is None else (size,))
-    gen = _get_generator(generator)
+    gen = _generator_for(generator, _target_device(device, out))
     np_dt = _dtype_np(dtype if dtype is not None else (out.dtype if out is not None else None))
     _float_dtype_or_raise(np_dt, "check_uniform_bounds")
-    arr = _new(size, np_dt, lambda out, c: _uniform_values(gen, out, 0.0, 1.0))
+    if _on_device(gen):
+        arr = _d_values(gen, size, np_dt, lambda dr, n, rt: _d_uniform(dr, n, rt, 0.0, 1.0))
+    else:
+        arr = _new(size, np_dt, lambda out, c: _uniform_values(gen, out, 0.0, 1.0))
     return _finish(arr, device, requires_grad, out)
 
 
@@ -695,11 +876,14 @@ def randn(*sizes, generator=None, out=None, dtype=None, layout=None, device=None
           pin_memory=False, size=None):
     """Standard normal samples (Box-Muller; see the module notes for PyTorch's two paths)."""
     size = _size_arg(sizes if size is None else (size,))
-    gen = _get_generator(generator)
+    gen = _generator_for(generator, _target_device(device, out))
     np_dt = _dtype_np(dtype if dtype is not None else (out.dtype if out is not None else None))
     _float_dtype_or_raise(np_dt, "normal_kernel_cpu")
     std = 1.0 / math.sqrt(2) if np_dt.kind == "c" else 1.0
-    arr = _new(size, np_dt, lambda out, c: _normal_values(gen, out, 0.0, std))
+    if _on_device(gen):
+        arr = _d_values(gen, size, np_dt, lambda dr, n, rt: _d_normal(dr, n, rt, 0.0, std))
+    else:
+        arr = _new(size, np_dt, lambda out, c: _normal_values(gen, out, 0.0, std))
     return _finish(arr, device, requires_grad, out)
 
 
@@ -737,7 +921,7 @@ def randint(*args, generator=None, out=None, dtype=None, layout=None, device=Non
         raise TypeError(f"randint() got an unexpected keyword argument '{next(iter(kwargs))}'")
     size = _size_arg((size,))
     np_dt = dtype.np if dtype is not None else np.dtype(np.int64)
-    t = Tensor._make(np.zeros(size, np_dt))
+    t = Tensor._make(device_namespace(_target_device(device, out)).zeros(size, np_dt))   # filled on its device
     random_(t, low, high, generator=generator)
     return _finish(t._data, device, requires_grad, out)
 
@@ -748,21 +932,24 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     n = int(_num(n))
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    gen = _get_generator(generator)
+    gen = _generator_for(generator, _target_device(device, out))
     np_dt = dtype.np if dtype is not None else np.dtype(np.int64)
     if _is_float(np_dt) and n > (1 << _digits(np_dt)) + 1:
         raise RuntimeError(f"n must be less than or equal to {(1 << _digits(np_dt)) + 1} for {_type_word(np_dt)}")
     if np_dt.kind in "iu" and n - 1 > np.iinfo(np_dt).max:
         raise RuntimeError(f"n must be less than or equal to {int(np.iinfo(np_dt).max) + 1} for "
                            f"{_type_word(np_dt)}")
+    if _on_device(gen):     # on a device: the order of n uniform keys (not PyTorch's CPU Fisher-Yates stream)
+        return _finish(gen.xp.argsort(gen.uniform(n)).astype(np_dt), device, requires_grad, out)
     perm = list(range(n))
     if n > 1:
         # z = random() % (n - i), drawn for i = 0 .. n-2; the swaps themselves are sequential
-        zs = (gen._random(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
+        raw = gen._random(n - 1)
+        zs = (raw % namespace(raw).arange(n, 1, -1, dtype=np.uint64)).tolist()
         for i, z in enumerate(zs):
             j = i + z
             perm[i], perm[j] = perm[j], perm[i]
-    return _finish(np.array(perm, dtype=np_dt).reshape(n), device, requires_grad, out)
+    return _finish(device_namespace(None).asarray(perm, dtype=np_dt).reshape(n), device, requires_grad, out)
 
 
 def _like_dtype(input, dtype):
@@ -831,15 +1018,26 @@ class _BernoulliT(_NormalT1):
 
 
 def _host(t):
-    return t._data if t.is_cpu else t._data.get()
+    """A CPU op's view of a tensor argument (a host copy of a CUDA one)."""
+    return to_host(t._data)
+
+
+def _c_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(strides))
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
     """Samples from N(mean, std**2).  Overloads: (Tensor, Tensor), (Tensor, float), (float, Tensor), and
     (float, float, size) which makes a new tensor of ``size``."""
-    gen = _get_generator(generator)
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    like = mean if mt else std if st else None
+    dev = _target_device(device, out) if like is None else (None if like.is_cpu else like.device)
+    _generator_for(generator, dev)   # (a generator of another device type fails here, as in PyTorch)
     if not mt and not st:
         if size is None:
             raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
@@ -851,19 +1049,21 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
                             "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
                             "torch.device device = None, bool pin_memory = False, bool requires_grad = False)")
         np_dt = _dtype_np(dtype if dtype is not None else (out.dtype if out is not None else None))
-        t = Tensor._make(np.zeros(_size_arg((size,)), np_dt))
-        normal_(t, mean, std, generator=gen)
+        t = Tensor._make(device_namespace(dev).zeros(_size_arg((size,)), np_dt))   # filled on its device
+        normal_(t, mean, std, generator=generator)
         return _finish(t._data, device, requires_grad, out)
+    # the tensor overloads: one code path for every device (the samples come from normal_ on mean/std's device)
     if mt and st:
-        m, s = _host(mean), _host(std)
+        m, s = mean._data, std._data
+        xp = namespace(m, s)
         _float_dtype_or_raise(m.dtype, "normal_kernel_cpu")
         if s.dtype.kind == "c":
             raise RuntimeError("normal expects standard deviation to be non-complex")
-        if s.size and not (s >= 0).all():
+        if s.size and not bool((s >= 0).all()):
             raise RuntimeError("normal expects all elements of std >= 0.0")
         shape = broadcast_shapes_or_raise(m.shape, s.shape)
-        o = Tensor._make(np.zeros(shape, m.dtype))
-        normal_(o, 0, 1, generator=gen)
+        o = Tensor._make(xp.zeros(shape, m.dtype))
+        normal_(o, 0, 1, generator=generator)
         v = o._data
         ct = np.result_type(v.dtype, s.dtype)
         v = (v.astype(ct) * s).astype(v.dtype)        # output.mul_(std).add_(mean)
@@ -873,27 +1073,27 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
             res = _NormalTT.apply(mean, std, v)
         return write_out(out, res)
     if mt:
-        m = _host(mean)
+        m = mean._data
         _float_dtype_or_raise(m.dtype, "normal_kernel_cpu")
         std = _num(std)
         if not std >= 0.0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
-        o = Tensor._make(np.empty_like(m))
-        normal_(o, 0, std, generator=gen)
+        o = Tensor._make(namespace(m).empty_like(m))
+        normal_(o, 0, std, generator=generator)
         v = (o._data + m).astype(m.dtype)
         res = _finish_like(v, mean)
         if _state.enabled and mean._requires_grad:
             res = _NormalT1.apply(mean, v)
         return write_out(out, res)
-    s = _host(std)
+    s = std._data
     _float_dtype_or_raise(s.dtype, "normal_kernel_cpu")
-    if s.size and not (s >= 0).all():
+    if s.size and not bool((s >= 0).all()):
         raise RuntimeError("normal expects all elements of std >= 0.0")
     mean = _num(mean)
-    o = Tensor._make(np.empty_like(s))
-    normal_(o, 0, 1, generator=gen)
+    o = Tensor._make(namespace(s).empty_like(s))
+    normal_(o, 0, 1, generator=generator)
     v = (o._data * s).astype(s.dtype)
-    v = (v + np.array(mean, dtype=v.dtype)).astype(s.dtype)
+    v = (v + v.dtype.type(mean)).astype(s.dtype)
     res = _finish_like(v, std)
     if _state.enabled and std._requires_grad:
         res = _NormalT2.apply(std, v)
@@ -908,17 +1108,21 @@ def _finish_like(arr, like):
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples: 1 with probability ``input`` (elementwise), or with probability ``p`` if given."""
-    gen = _get_generator(generator)
-    arr = _host(input)
+    gen = _generator_for(generator, None if input.is_cpu else input.device)
+    arr = input._data
     if p is not None:
-        t = Tensor._make(np.zeros(arr.shape, arr.dtype))
-        bernoulli_(t, p, generator=gen)
+        t = Tensor._make(namespace(arr).zeros(arr.shape, arr.dtype))
+        bernoulli_(t, p, generator=generator)
         return write_out(out, _finish_like(t._data, input))
     if not _is_float(arr.dtype):
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{_type_word(arr.dtype)}'")
-    res_arr = np.zeros(arr.shape, arr.dtype)
-    flat = _bernoulli_tensor_values(gen, res_arr, arr, res_arr.size, arr.dtype)
-    res_arr = flat.astype(arr.dtype).reshape(arr.shape)
+    if _on_device(gen):
+        res_arr = _d_bernoulli_tensor(gen, arr.shape, arr).astype(arr.dtype)
+    else:
+        # the values come in the memory order of a new C-contiguous result
+        flat = _bernoulli_tensor_values(gen, arr.shape, _c_strides(arr.shape, arr.itemsize), arr, arr.size,
+                                        arr.dtype)
+        res_arr = flat.astype(arr.dtype).reshape(arr.shape)
     res = _finish_like(res_arr, input)
     if _state.enabled and input._requires_grad:
         res = _BernoulliT.apply(input, res._data if res.is_cpu else res._data)
@@ -927,8 +1131,8 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Indices drawn from the categorical distribution(s) given by the rows of ``input`` (weights)."""
-    gen = _get_generator(generator)
-    p = _host(input)
+    gen = _generator_for(generator, None if input.is_cpu else input.device)
+    p = input._data
     n_sample = int(num_samples)
     if p.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -942,6 +1146,9 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if n_cat > (1 << 24):
         raise RuntimeError("number of categories cannot exceed 2^24")
     p2 = p.reshape(-1, n_cat)
+    if _on_device(gen):
+        res = _d_multinomial(gen, p2, n_sample, replacement).reshape(p.shape[:-1] + (n_sample,))
+        return write_out(out, _finish_like(res, input))
     if not replacement or n_sample == 1:
         # Gumbel-max trick as PyTorch writes it: argmax / topk of p / q with q ~ Exp(1)
         if p.size and not ((p2.max() < np.inf) & (p2.min() >= 0)):
@@ -958,7 +1165,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         else:
             idx = np.argsort(-r.astype(_f64), axis=1, kind="stable")[:, :n_sample]
     else:
-        idx = np.empty((p2.shape[0], n_sample), np.int64)
+        idx = namespace(p2).empty((p2.shape[0], n_sample), np.int64)
         acc = p2.astype(_f32) if p.dtype.itemsize < 4 else p2
         for i, row in enumerate(acc):
             if (row < 0).any():
@@ -1013,10 +1220,14 @@ def _poisson_one(stream, lam):
 
 def poisson(input, generator=None):
     """Samples from Poisson(rate) for each rate in ``input`` (same shape and dtype)."""
-    gen = _get_generator(generator)
-    lam = _host(input)
+    gen = _generator_for(generator, None if input.is_cpu else input.device)
+    lam = input._data
     if not _is_float(lam.dtype):
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_type_word(lam.dtype)}'")
+    if _on_device(gen):
+        if lam.size and not bool((lam >= 0).all()):
+            raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+        return _finish_like(gen.poisson(lam.astype(_f64)).astype(lam.dtype), input)
     rates = lam.astype(_f64).reshape(-1).tolist()
     if any(not r >= 0 for r in rates):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
@@ -1025,7 +1236,7 @@ def poisson(input, generator=None):
         vals = [_poisson_one(stream, r) for r in rates]
     finally:
         stream.close()
-    return _finish_like(np.array(vals, dtype=_f64).astype(lam.dtype).reshape(lam.shape), input)
+    return _finish_like(namespace(lam).asarray(vals, dtype=_f64).astype(lam.dtype).reshape(lam.shape), input)
 
 
 # ====================================================================== Tensor methods

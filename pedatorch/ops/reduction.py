@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..backend import namespace, argsort_stable, accumulate
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
 from ._util import (wrap_dim, wrap_dims, register, write_out, to_float, _type_word, promote, check_kernel_dtype,
@@ -60,18 +61,21 @@ def _acc_dtype(input, dtype):
 
 
 def _accumulate(fn, x, np_dtype, **kw):
-    """Run an array reduction (``ndarray.sum``, ``.mean``, ``.prod``, ``.cumsum``, ...; the methods skip
-    np.sum's dispatch) with PyTorch's precision: cast to ``np_dtype`` first when given (``dtype=``,
-    int64 for integers), and add float16/bfloat16 up in float32, rounding only the result (PyTorch's
-    accumulate type: summing 5000 x 0.1 in bfloat16 itself would stop growing at 32)."""
+    """Run an array reduction (``fn``: an array method's name, ``"sum"``, ``"mean"``, ``"prod"``,
+    ``"cumsum"``...: the methods skip np.sum's dispatch; or a function, ``xp.nansum``) with PyTorch's
+    precision: cast to ``np_dtype`` first when given (``dtype=``, int64 for integers), and add
+    float16/bfloat16 up in float32, rounding only the result (PyTorch's accumulate type: summing
+    5000 x 0.1 in bfloat16 itself would stop growing at 32)."""
     if np_dtype is not None and x.dtype != np_dtype:
         x = x.astype(np_dtype)
+    xp = namespace(x)
+    run = getattr(x, fn) if type(fn) is str else lambda **k: fn(x, **k)
     acc = opmath_np(x.dtype)
     if acc != x.dtype:
-        return np.asarray(fn(x, dtype=acc, **kw)).astype(x.dtype)
+        return xp.asarray(run(dtype=acc, **kw)).astype(x.dtype)
     if x.dtype.kind in "biu":  # numpy would widen int8/16/32 to int64 on its own; dtype= keeps them
-        return np.asarray(fn(x, dtype=x.dtype, **kw))
-    return np.asarray(fn(x, **kw))
+        return xp.asarray(run(dtype=x.dtype, **kw))
+    return xp.asarray(run(**kw))
 
 
 class Sum(ArrayFunction):
@@ -81,7 +85,7 @@ class Sum(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dims, keepdim, np_dtype):
         ctx.in_shape, ctx.dims, ctx.keepdim = x.shape, dims, keepdim
-        return _accumulate(np.ndarray.sum, x, np_dtype, axis=dims, keepdims=keepdim)
+        return _accumulate("sum", x, np_dtype, axis=dims, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -95,7 +99,7 @@ class SumAll(Sum):
     @staticmethod
     def forward(ctx, x, np_dtype):
         ctx.in_shape = x.shape
-        return _accumulate(np.ndarray.sum, x, np_dtype)
+        return _accumulate("sum", x, np_dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -131,7 +135,7 @@ class Nansum(ArrayFunction):
     def forward(ctx, x, dims, keepdim, np_dtype):
         ctx.save_for_backward(x)
         ctx.dims, ctx.keepdim = dims, keepdim
-        return _accumulate(np.nansum, x, np_dtype, axis=dims, keepdims=keepdim)
+        return _accumulate(namespace(x).nansum, x, np_dtype, axis=dims, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -161,8 +165,9 @@ class Mean(ArrayFunction):
             n *= x.shape[d]
         ctx.n = n
         if n:
-            return _accumulate(np.ndarray.mean, x, np_dtype, axis=dims, keepdims=keepdim)
-        return np.full(np.sum(x, axis=dims, keepdims=keepdim).shape, np.nan, dtype=np_dtype or x.dtype)
+            return _accumulate("mean", x, np_dtype, axis=dims, keepdims=keepdim)
+        xp = namespace(x)
+        return xp.full(xp.sum(x, axis=dims, keepdims=keepdim).shape, np.nan, dtype=np_dtype or x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -178,8 +183,8 @@ class MeanAll(Mean):
         ctx.in_shape = x.shape
         ctx.n = x.size
         if x.size:
-            return _accumulate(np.ndarray.mean, x, np_dtype)
-        return np.asarray(np.nan, dtype=np_dtype or x.dtype)
+            return _accumulate("mean", x, np_dtype)
+        return namespace(x).asarray(np.nan, dtype=np_dtype or x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -304,7 +309,7 @@ def _check_not_complex(name, x):
 def _evenly_distribute(grad, x, value):
     """The gradient of a full max/min/median: split equally among the elements equal to the result."""
     v = value._data
-    mask = x.isnan() if is_inexact_np(v.dtype) and np.isnan(v) else (x == value)
+    mask = x.isnan() if is_inexact_np(v.dtype) and namespace(v).isnan(v) else (x == value)
     return where(mask, grad / mask.sum(), 0.0)
 
 
@@ -329,7 +334,7 @@ class ProdAll(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, np_dtype):
-        out = _accumulate(np.ndarray.prod, x, np_dtype)
+        out = _accumulate("prod", x, np_dtype)
         ctx.save_for_backward(x, out)
         return out
 
@@ -338,7 +343,7 @@ class ProdAll(ArrayFunction):
         x, out = ctx.saved_tensors
         if x._data.ndim == 0:
             return grad, None
-        zeros = int(np.count_nonzero(x._data == 0))
+        zeros = int(namespace(x._data).count_nonzero(x._data == 0))   # (a device read)
         if zeros == 0:
             return grad * (out / x), None
         if zeros > 1:  # every partial product contains a zero
@@ -352,7 +357,7 @@ class ProdDim(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dim, keepdim, np_dtype):
-        out = _accumulate(np.ndarray.prod, x, np_dtype, axis=dim if x.ndim else None, keepdims=keepdim and x.ndim > 0)
+        out = _accumulate("prod", x, np_dtype, axis=dim if x.ndim else None, keepdims=keepdim and x.ndim > 0)
         ctx.save_for_backward(x, out)
         ctx.dim, ctx.keepdim = dim, keepdim
         return out
@@ -390,7 +395,8 @@ class MaxAll(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
-        out = np.asarray(np.max(x))
+        xp = namespace(x)
+        out = xp.asarray(xp.max(x))
         ctx.save_for_backward(x, out)
         return out
 
@@ -406,14 +412,15 @@ class MinAll(MaxAll):
 
     @staticmethod
     def forward(ctx, x):
-        out = np.asarray(np.min(x))
+        xp = namespace(x)
+        out = xp.asarray(xp.min(x))
         ctx.save_for_backward(x, out)
         return out
 
 
-MaxDim = selecting_op("MaxDim", "MaxBackward0", lambda x, d: np.argmax(x, axis=d, keepdims=True),
+MaxDim = selecting_op("MaxDim", "MaxBackward0", lambda x, d: namespace(x).argmax(x, axis=d, keepdims=True),
                       "values, indices = the max along dim (first index on ties);  dx = grad put back at indices")
-MinDim = selecting_op("MinDim", "MinBackward0", lambda x, d: np.argmin(x, axis=d, keepdims=True),
+MinDim = selecting_op("MinDim", "MinBackward0", lambda x, d: namespace(x).argmin(x, axis=d, keepdims=True),
                       "values, indices = the min along dim (first index on ties);  dx = grad put back at indices")
 
 
@@ -459,9 +466,10 @@ def _amax_grad(grad, x, out, dims, keepdim):
     return (g / mask.sum(dims, keepdim=True)) * mask
 
 
-def _amax_like(name, node_name, np_fn, doc):
+def _amax_like(name, node_name, fn_name, doc):
     def forward(ctx, x, dims, keepdim):
-        out = np.asarray(np_fn(x, axis=dims, keepdims=keepdim))
+        xp = namespace(x)
+        out = xp.asarray(getattr(xp, fn_name)(x, axis=dims, keepdims=keepdim))
         ctx.save_for_backward(x, out)
         ctx.dims, ctx.keepdim = dims, keepdim
         return out
@@ -474,8 +482,8 @@ def _amax_like(name, node_name, np_fn, doc):
                                          "forward": staticmethod(forward), "backward": staticmethod(backward)})
 
 
-Amax = _amax_like("Amax", "AmaxBackward0", np.max, "out = the max over dims;  dx = grad split among ties")
-Amin = _amax_like("Amin", "AminBackward0", np.min, "out = the min over dims;  dx = grad split among ties")
+Amax = _amax_like("Amax", "AmaxBackward0", "max", "out = the max over dims;  dx = grad split among ties")
+Amin = _amax_like("Amin", "AminBackward0", "min", "out = the min over dims;  dx = grad split among ties")
 
 
 def _amax_dims(name, x, dim):
@@ -505,8 +513,9 @@ class Aminmax(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
-        lo = np.asarray(np.min(x, axis=dims, keepdims=keepdim))
-        hi = np.asarray(np.max(x, axis=dims, keepdims=keepdim))
+        xp = namespace(x)
+        lo = xp.asarray(xp.min(x, axis=dims, keepdims=keepdim))
+        hi = xp.asarray(xp.max(x, axis=dims, keepdims=keepdim))
         ctx.save_for_backward(x, lo, hi)
         ctx.dims, ctx.keepdim = dims, keepdim
         return lo, hi
@@ -537,18 +546,20 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     return return_types.aminmax(pair)
 
 
-def _arg_kernel(np_fn):
+def _arg_kernel(fn_name):
     def kernel(x, dim, keepdim):
+        xp = namespace(x)
+        np_fn = getattr(xp, fn_name)
         if dim is None:
-            r = np.asarray(np_fn(x.reshape(-1)))
+            r = xp.asarray(np_fn(x.reshape(-1)))
             return r.reshape((1,) * x.ndim) if keepdim else r
         r = np_fn(_atleast_1d(x), axis=dim, keepdims=keepdim)
-        return np.asarray(r).reshape(()) if x.ndim == 0 else r
+        return xp.asarray(r).reshape(()) if x.ndim == 0 else r
     return kernel
 
 
-_ArgMax = _kernel_op("ArgMax", _arg_kernel(np.argmax))
-_ArgMin = _kernel_op("ArgMin", _arg_kernel(np.argmin))
+_ArgMax = _kernel_op("ArgMax", _arg_kernel("argmax"))
+_ArgMin = _kernel_op("ArgMin", _arg_kernel("argmin"))
 
 
 def _arg(name, cls, input, dim, keepdim, out):
@@ -594,6 +605,7 @@ def _var_kernel(x, dims, correction, keepdim, with_mean=False):
     The second is mirrored by shifting each slice by its first element before the two passes:
     a constant slice becomes exact zeros.
     """
+    xp = namespace(x)
     n = _numel(x.shape, dims)
     like = x
     real = like.real.dtype if like.dtype.kind == "c" else like.dtype
@@ -605,18 +617,18 @@ def _var_kernel(x, dims, correction, keepdim, with_mean=False):
         x = x.astype(acc)
         if n:  # the first element of each slice (0 where it is not finite: inf - inf would make NaN)
             first = x[tuple(slice(0, 1) if d in dims else slice(None) for d in range(x.ndim))]
-            shift = np.where(np.isfinite(first), first, 0)
+            shift = xp.where(xp.isfinite(first), first, 0)
             x = x - shift
     else:
         x = to_opmath(x)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.sum(x, axis=dims, keepdims=True) / n if n else np.full(
-            np.sum(x, axis=dims, keepdims=True).shape, np.nan, dtype=x.dtype)
+        mean = xp.sum(x, axis=dims, keepdims=True) / n if n else xp.full(
+            xp.sum(x, axis=dims, keepdims=True).shape, np.nan, dtype=x.dtype)
         mean = mean.astype(x.dtype, copy=False)
         d = x.astype(acc, copy=False) - mean  # the squares in float64 either way
         sq = (d.real * d.real + d.imag * d.imag) if x.dtype.kind == "c" else d * d
-        var = np.sum(sq, axis=dims, keepdims=keepdim) / _b.max(0, n - correction)
-    return np.asarray(var).astype(real, copy=False), (mean + shift).astype(like.dtype, copy=False)
+        var = xp.sum(sq, axis=dims, keepdims=keepdim) / _b.max(0, n - correction)
+    return xp.asarray(var).astype(real, copy=False), (mean + shift).astype(like.dtype, copy=False)
 
 
 def _var_backward(grad, x, dims, correction, keepdim, full):
@@ -644,13 +656,14 @@ def _welford_mean(x, mean, dims):
     n = _numel(x.shape, dims)
     if n < 2 or not (is_inexact_np(x.dtype) and x.size):
         return mean
+    xp = namespace(x)
     rest = [d for d in range(x.ndim) if d not in dims]
-    flat = np.transpose(x, rest + list(dims)).reshape([x.shape[d] for d in rest] + [n])  # reduced dims last
+    flat = xp.transpose(x, rest + list(dims)).reshape([x.shape[d] for d in rest] + [n])  # reduced dims last
     with np.errstate(invalid="ignore"):
-        bad = ~np.isfinite(flat[..., :-1]).all(axis=-1)
+        bad = ~xp.isfinite(flat[..., :-1]).all(axis=-1)
     if not bad.any():
         return mean
-    return np.where(bad.reshape(mean.shape), np.array(np.nan, mean.dtype), mean).astype(mean.dtype, copy=False)
+    return xp.where(bad.reshape(mean.shape), xp.array(np.nan, mean.dtype), mean).astype(mean.dtype, copy=False)
 
 
 class Var(ArrayFunction):
@@ -675,7 +688,8 @@ class Std(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim, full):
-        out = np.asarray(np.sqrt(_var_kernel(x, dims, correction, keepdim)[0]))
+        xp = namespace(x)
+        out = xp.asarray(xp.sqrt(_var_kernel(x, dims, correction, keepdim)[0]))
         ctx.save_for_backward(x, out)
         ctx.dims, ctx.correction, ctx.keepdim, ctx.full = dims, correction, keepdim, full
         return out
@@ -716,7 +730,8 @@ class StdMean(ArrayFunction):
     def forward(ctx, x, dims, correction, keepdim, full):
         var, mean = _var_kernel(x, dims, correction, keepdim, with_mean=True)
         mean = _welford_mean(x, mean, dims)
-        std = np.asarray(np.sqrt(var))
+        xp = namespace(var)
+        std = xp.asarray(xp.sqrt(var))
         ctx.save_for_backward(x, std)
         ctx.dims, ctx.correction, ctx.keepdim, ctx.full = dims, correction, keepdim, full
         ctx.set_materialize_grads(False)  # an unused output gets None, not zeros: 0 * inf would be NaN
@@ -822,24 +837,25 @@ class VectorNorm(ArrayFunction):
 
 def _vector_norm_kernel(x, p, dims, keepdim):
     """(sum |x|^p)^(1/p) over dims on arrays; float16/bfloat16 add up in float32."""
-    a = np.abs(x)
+    xp = namespace(x)
+    a = xp.abs(x)
     like = a
     a = to_opmath(a)
     kw = dict(axis=dims, keepdims=keepdim)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         if p == 0:
-            out = np.sum(a != 0, **kw).astype(a.dtype)
+            out = xp.sum(a != 0, **kw).astype(a.dtype)
         elif p == _INF:
-            out = np.max(a, **kw)
+            out = xp.max(a, **kw)
         elif p == -_INF:
-            out = np.min(a, **kw)
+            out = xp.min(a, **kw)
         elif p == 1:
-            out = np.sum(a, **kw)
+            out = xp.sum(a, **kw)
         elif p == 2:
-            out = np.sqrt(np.sum(a * a, **kw))
+            out = xp.sqrt(xp.sum(a * a, **kw))
         else:
-            out = np.power(np.sum(np.power(a, p), **kw), 1.0 / p)
-    return np.asarray(out).astype(like.dtype, copy=False)
+            out = xp.power(xp.sum(xp.power(a, p), **kw), 1.0 / p)
+    return xp.asarray(out).astype(like.dtype, copy=False)
 
 
 def _vector_norm_grad(grad, x, norm, p, dims, keepdim):
@@ -942,15 +958,16 @@ class LogSumExp(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dims, keepdim):
         xf = to_float(x)
+        xp = namespace(xf)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if xf.size:
-                m = np.max(xf, axis=dims, keepdims=True)
-                m = np.where(np.isinf(m), 0, m).astype(xf.dtype)
-                s = np.sum(np.exp(xf - m), axis=dims, keepdims=keepdim)
-                out = np.log(s) + (m if keepdim else m.reshape(s.shape))
+                m = xp.max(xf, axis=dims, keepdims=True)
+                m = xp.where(xp.isinf(m), 0, m).astype(xf.dtype)
+                s = xp.sum(xp.exp(xf - m), axis=dims, keepdims=keepdim)
+                out = xp.log(s) + (m if keepdim else m.reshape(s.shape))
             else:
-                out = np.log(np.sum(np.exp(xf), axis=dims, keepdims=keepdim))
-        out = np.asarray(out).astype(xf.dtype, copy=False)
+                out = xp.log(xp.sum(xp.exp(xf), axis=dims, keepdims=keepdim))
+        out = xp.asarray(out).astype(xf.dtype, copy=False)
         ctx.save_for_backward(x, out)
         ctx.dims, ctx.keepdim = dims, keepdim
         return out
@@ -984,13 +1001,14 @@ class Softmax(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim):
         xf = to_opmath(_c_order(x))
+        xp = namespace(xf)
         axis = dim if x.ndim else None
         if x.size == 0:
             out = x.copy()
         else:
             with np.errstate(invalid="ignore", over="ignore"):
-                e = np.exp(xf - np.max(xf, axis=axis, keepdims=True))
-                out = np.asarray(e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+                e = xp.exp(xf - xp.max(xf, axis=axis, keepdims=True))
+                out = xp.asarray(e / xp.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
         ctx.save_for_backward(out)
         ctx.dim = dim
         return out
@@ -1008,13 +1026,14 @@ class LogSoftmax(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim):
         xf = to_opmath(_c_order(x))
+        xp = namespace(xf)
         axis = dim if x.ndim else None
         if x.size == 0:
             out = x.copy()
         else:
             with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-                shifted = xf - np.max(xf, axis=axis, keepdims=True)
-                out = np.asarray(shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)))
+                shifted = xf - xp.max(xf, axis=axis, keepdims=True)
+                out = xp.asarray(shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True)))
                 out = out.astype(x.dtype, copy=False)
         ctx.save_for_backward(out)
         ctx.dim = dim
@@ -1066,7 +1085,7 @@ class Cumsum(ArrayFunction):
         ctx.dim = dim
         if x.ndim == 0:
             return x.astype(np_dtype) if np_dtype is not None else x.copy()
-        return _accumulate(np.ndarray.cumsum, x, np_dtype, axis=dim)
+        return _accumulate("cumsum", x, np_dtype, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1093,7 +1112,7 @@ def _cumprod_backward(g, x, y, dim):
         return _cumprod_backward_table(g, x, dim)
     # the terms outside each range are masked out before summing (as PyTorch), not multiplied by 0:
     # a NaN or inf further along the slice must not leak into the sums
-    seen = np.cumsum(zero, axis=dim)
+    seen = namespace(zero).cumsum(zero, axis=dim)
     first = zero & (seen == 1)
     before = Tensor._make(seen == 0)
     between = Tensor._make((seen == 1) & ~first)          # strictly between the first and second zero
@@ -1108,10 +1127,11 @@ def _cumprod_backward_table(g, x, dim):
     """dx_i = sum_{k >= i} g_k P[i, k] with P[i, k] = prod_{j <= k, j != i} x_j: an n x n table per slice,
     the cumprod of x with x_i replaced by 1 in row i (differentiable again, whatever the zeros)."""
     n = x.shape[dim]
+    xp = namespace(x._data)
     xm, gm = x.movedim(dim, -1), g.movedim(dim, -1)
     rows = xm.unsqueeze(-2).expand(*xm.shape[:-1], n, n)                   # rows[..., i, j] = x_j
-    table = cumprod(where(Tensor._make(np.eye(n, dtype=bool)), 1.0, rows), -1)
-    upper = Tensor._make(np.triu(np.ones((n, n), dtype=bool)))           # k >= i
+    table = cumprod(where(Tensor._make(xp.eye(n, dtype=bool)), 1.0, rows), -1)
+    upper = Tensor._make(xp.triu(xp.ones((n, n), dtype=bool)))           # k >= i
     return (where(upper, table, 0.0) * gm.unsqueeze(-2)).sum(-1).movedim(-1, dim)
 
 
@@ -1126,7 +1146,7 @@ class Cumprod(ArrayFunction):
         if x.ndim == 0:
             out = x.astype(np_dtype) if np_dtype is not None else x.copy()
         else:
-            out = _accumulate(np.ndarray.cumprod, x, np_dtype, axis=dim)
+            out = _accumulate("cumprod", x, np_dtype, axis=dim)
         ctx.save_for_backward(x, out)
         return out
 
@@ -1165,17 +1185,16 @@ def _cum_inplace(cls):
 
 def _cum_extreme_kernel(greater):
     """values = the running max (min) along dim; indices = where it was last reached (NaN sticks, as in PyTorch)."""
-    acc = np.maximum.accumulate if greater else np.minimum.accumulate
-
     def kernel(x, dim):
-        values = acc(x, axis=dim)
+        xp = namespace(x)
+        values = accumulate("maximum" if greater else "minimum", x, dim)
         hit = x == values
         if is_inexact_np(x.dtype):
-            hit |= np.isnan(x)
+            hit |= xp.isnan(x)
         shape = [1] * x.ndim
         shape[dim] = -1
-        pos = np.arange(x.shape[dim]).reshape(shape)
-        return values, np.maximum.accumulate(np.where(hit, pos, 0), axis=dim).astype(np.int64)
+        pos = xp.arange(x.shape[dim]).reshape(shape)
+        return values, accumulate("maximum", xp.where(hit, pos, 0), dim).astype(np.int64)
     return kernel
 
 
@@ -1227,15 +1246,16 @@ def cummin(input, dim, *, out=None):
 
 # ====================================================================== all, any, count_nonzero
 
-def _logical_kernel(np_fn):
+def _logical_kernel(fn_name):
     def kernel(x, dims, keepdim):
-        r = np.asarray(np_fn(x, axis=dims, keepdims=keepdim))
+        xp = namespace(x)
+        r = xp.asarray(getattr(xp, fn_name)(x, axis=dims, keepdims=keepdim))
         return r.astype(np.uint8) if x.dtype == np.uint8 else r
     return kernel
 
 
-_All = _kernel_op("All", _logical_kernel(np.all))
-_Any = _kernel_op("Any", _logical_kernel(np.any))
+_All = _kernel_op("All", _logical_kernel("all"))
+_Any = _kernel_op("Any", _logical_kernel("any"))
 
 
 def _logical_dims(dim, ndim):
@@ -1258,8 +1278,12 @@ def any(input, dim=None, keepdim=False, *, out=None):
     return r if out is None else write_out(out, r)
 
 
-_CountNonzero = _kernel_op("CountNonzero", lambda x, dims: np.asarray(
-    np.count_nonzero(x, axis=dims) if dims else np.count_nonzero(x)).astype(np.int64))
+def _count_nonzero_kernel(x, dims):
+    xp = namespace(x)
+    return xp.asarray(xp.count_nonzero(x, axis=dims) if dims else xp.count_nonzero(x)).astype(np.int64)
+
+
+_CountNonzero = _kernel_op("CountNonzero", _count_nonzero_kernel)
 
 
 def count_nonzero(input, dim=None):
@@ -1272,22 +1296,23 @@ def count_nonzero(input, dim=None):
 # ====================================================================== median, nanmedian, mode
 
 def _median_all_kernel(x, ignore_nan):
-    flat = np.sort(x.reshape(-1))  # NaN sorts last
+    xp = namespace(x)
+    flat = xp.sort(x.reshape(-1))  # NaN sorts last
     if flat.size == 0:
         # PyTorch fills in NaN converted to the input's dtype, as the CPU converts it: the "integer
         # indefinite" 0x80000000... (the minimum of int32/int64, 0 once cut to a narrower type; True)
         if is_inexact_np(x.dtype):
-            return np.asarray(np.nan, dtype=x.dtype)
+            return xp.asarray(np.nan, dtype=x.dtype)
         if x.dtype == np.bool_:
-            return np.asarray(True)
-        return np.asarray(np.iinfo(x.dtype).min if x.dtype.itemsize >= 4 else 0, dtype=x.dtype)
+            return xp.asarray(True)
+        return xp.asarray(np.iinfo(x.dtype).min if x.dtype.itemsize >= 4 else 0, dtype=x.dtype)
     if is_inexact_np(x.dtype):
-        nans = int(np.count_nonzero(np.isnan(flat)))
+        nans = int(xp.count_nonzero(xp.isnan(flat)))
         if ignore_nan:
-            return np.asarray(flat[_b.max((flat.size - nans - 1) // 2, 0)])
+            return xp.asarray(flat[_b.max((flat.size - nans - 1) // 2, 0)])
         if nans:
-            return np.asarray(np.nan, dtype=x.dtype)
-    return np.asarray(flat[(flat.size - 1) // 2])
+            return xp.asarray(np.nan, dtype=x.dtype)
+    return xp.asarray(flat[(flat.size - 1) // 2])
 
 
 class MedianAll(ArrayFunction):
@@ -1320,15 +1345,16 @@ class NanMedianAll(MedianAll):
 def _median_index(x, dim, ignore_nan):
     """The index of the lower median along dim in a stable sort (NaN last): with NaN, the first NaN
     (``median``) or the median of the rest (``nanmedian``)."""
-    order = np.argsort(x, axis=dim, kind="stable")
+    xp = namespace(x)
+    order = argsort_stable(x, dim)
     n = x.shape[dim]
-    nans = np.isnan(x).sum(axis=dim, keepdims=True) if is_inexact_np(x.dtype) else \
-        np.zeros(np.sum(x, axis=dim, keepdims=True).shape, np.int64)
+    nans = xp.isnan(x).sum(axis=dim, keepdims=True) if is_inexact_np(x.dtype) else \
+        xp.zeros(xp.sum(x, axis=dim, keepdims=True).shape, np.int64)
     if ignore_nan:
-        pos = np.maximum((n - nans - 1) // 2, 0)
+        pos = xp.maximum((n - nans - 1) // 2, 0)
     else:
-        pos = np.where(nans > 0, n - nans, (n - 1) // 2)
-    return np.take_along_axis(order, pos.astype(np.int64), dim)
+        pos = xp.where(nans > 0, n - nans, (n - 1) // 2)
+    return xp.take_along_axis(order, pos.astype(np.int64), dim)
 
 
 MedianDim = selecting_op("MedianDim", "MedianBackward1", lambda x, d: _median_index(x, d, False),
@@ -1375,18 +1401,19 @@ def _mode_index(x, dim):
 
     Sort (stable), find the runs of equal values, count each run, pick the longest.
     """
-    order = np.moveaxis(np.argsort(x, axis=dim, kind="stable"), dim, -1)
-    s = np.take_along_axis(np.moveaxis(x, dim, -1), order, -1)
+    xp = namespace(x)
+    order = xp.moveaxis(argsort_stable(x, dim), dim, -1)
+    s = xp.take_along_axis(xp.moveaxis(x, dim, -1), order, -1)
     n = s.shape[-1]
-    pos = np.arange(n)
-    starts = np.ones(s.shape, bool)
+    pos = xp.arange(n)
+    starts = xp.ones(s.shape, bool)
     starts[..., 1:] = s[..., 1:] != s[..., :-1]
-    ends = np.ones(s.shape, bool)
+    ends = xp.ones(s.shape, bool)
     ends[..., :-1] = starts[..., 1:]
-    run_start = np.maximum.accumulate(np.where(starts, pos, 0), axis=-1)
-    counts = np.where(ends, pos - run_start + 1, 0)
-    best = np.argmax(counts, axis=-1)[..., None]
-    return np.moveaxis(np.take_along_axis(order, best, -1), -1, dim)
+    run_start = accumulate("maximum", xp.where(starts, pos, 0), -1)
+    counts = xp.where(ends, pos - run_start + 1, 0)
+    best = xp.argmax(counts, axis=-1)[..., None]
+    return xp.moveaxis(xp.take_along_axis(order, best, -1), -1, dim)
 
 
 Mode = selecting_op("Mode", "ModeBackward0", _mode_index,
@@ -1423,6 +1450,7 @@ class _QuantileShape(ArrayFunction):
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     x = input._data
+    xp = namespace(x)
     if x.size == 0:
         raise RuntimeError("quantile() input tensor must be non-empty")
     if x.dtype not in (np.float32, np.float64):
@@ -1432,6 +1460,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
             raise RuntimeError("quantile() q must be a scalar or 1D tensor")
         if q._data.dtype != x.dtype:
             raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+        if q.device != input.device:
+            raise RuntimeError("quantile() q tensor must be on the same device as the input tensor")
         qs = q._data.astype(np.float64).reshape(-1)
         if not ((qs >= 0) & (qs <= 1)).all():
             raise RuntimeError("quantile() q values must be in the range [0, 1]")
@@ -1439,7 +1469,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     else:
         if not 0 <= q <= 1:
             raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
-        qs, scalar = np.array([q], dtype=np.float64), True
+        qs, scalar = xp.array([q], dtype=np.float64), True
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
                            f"but got {interpolation}")
@@ -1456,25 +1486,25 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
     s = svals._data
     # 2. the rank of each quantile in the sorted values: q * (n - 1), n = the count of non-NaNs for nanquantile
     qv = qs.astype(x.dtype)
-    nan_rows = np.isnan(s).sum(-1, keepdims=True)
+    nan_rows = xp.isnan(s).sum(-1, keepdims=True)
     if ignore_nan:
-        ranks = np.maximum(qv * (s.shape[-1] - nan_rows - 1).astype(x.dtype), 0)
+        ranks = xp.maximum(qv * (s.shape[-1] - nan_rows - 1).astype(x.dtype), 0)
     else:
         last = s.shape[-1] - 1
-        ranks = np.where(nan_rows > 0, x.dtype.type(last), qv * x.dtype.type(last))
-    ranks = np.broadcast_to(ranks, s.shape[:-1] + (qv.size,))
+        ranks = xp.where(nan_rows > 0, x.dtype.type(last), qv * x.dtype.type(last))
+    ranks = xp.broadcast_to(ranks, s.shape[:-1] + (qv.size,))
     if interpolation == "lower":
-        ranks = np.floor(ranks)
+        ranks = xp.floor(ranks)
     elif interpolation == "higher":
-        ranks = np.ceil(ranks)
+        ranks = xp.ceil(ranks)
     elif interpolation == "nearest":
-        ranks = np.round(ranks)  # half to even, as PyTorch's round
+        ranks = xp.round(ranks)  # half to even, as PyTorch's round
     below = ranks.astype(np.int64)
     result = TakeAlong.apply(svals, below, -1)
     # 3. interpolate (PyTorch's lerp: exact at both ends)
     if interpolation in ("linear", "midpoint"):
-        w = np.full(ranks.shape, 0.5, x.dtype) if interpolation == "midpoint" else (ranks - below).astype(x.dtype)
-        above = TakeAlong.apply(svals, np.ceil(ranks).astype(np.int64), -1)
+        w = xp.full(ranks.shape, 0.5, x.dtype) if interpolation == "midpoint" else (ranks - below).astype(x.dtype)
+        above = TakeAlong.apply(svals, xp.ceil(ranks).astype(np.int64), -1)
         wt = Tensor._make(w)
         step = above - result
         result = where(Tensor._make(w < 0.5), result + wt * step, above - step * (1 - wt))

@@ -10,13 +10,15 @@ In-place ops on a view also change its base.  ``rebase_view_history`` gives the
 base a ``CopySlices`` node (as PyTorch does), so gradients flow through the
 modified region correctly.
 """
+import math
 import numbers
 
 import numpy as np
 
 from .._layout import copy_in_format
 from .._tensor import Tensor, Size, contiguous_format, preserve_format
-from ..backend import storage_root as _storage_root, address as _address
+from ..backend import storage_root as _storage_root, address as _address, as_strided as _as_strided, namespace
+from ..backend import CPU_ARRAY, CPU_BACKEND, scatter_add, writeable as _writeable
 from ..autograd.function import ArrayFunction, _link_inputs, _edge_to
 from ..autograd.graph import Node
 from ._util import wrap_dim, wrap_dims, register, shape_str
@@ -59,8 +61,21 @@ def _infer_size(shape, numel):
     return shape
 
 
+def _restride(x, shape, strides, writeable):
+    """A view of ``x``'s memory with this shape and byte strides; numpy's keeps the ``writeable`` flag
+    asked for (cupy has none: ``backend.writeable`` tells an overlapping view there)."""
+    if type(x) is CPU_ARRAY:
+        return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=writeable)
+    return _as_strided(x, tuple(shape), tuple(strides))
+
+
 def _view_array(x, shape):
-    """A numpy view of ``x`` with ``shape``, or None when the strides don't allow one."""
+    """A view of ``x`` with ``shape``, or None when the strides don't allow one."""
+    if type(x) is not CPU_ARRAY:   # cupy's reshape copies silently where no view exists: ask the strides
+        if not x.size:
+            return x.reshape(shape)
+        strides = _view_strides(x.shape, x.strides, shape, x.itemsize)
+        return None if strides is None else _restride(x, shape, strides, True)
     try:
         out = np.reshape(x, shape, copy=False)
     except (ValueError, AttributeError):
@@ -69,7 +84,7 @@ def _view_array(x, shape):
         # numpy and PyTorch may number the strides of size-1 dims differently: use PyTorch's
         strides = _view_strides(x.shape, x.strides, shape, x.itemsize)
         if strides is not None and strides != out.strides:
-            out = np.lib.stride_tricks.as_strided(x, shape, strides, writeable=x.flags.writeable)
+            out = _restride(x, shape, strides, x.flags.writeable)
     return out
 
 
@@ -190,7 +205,7 @@ class Transpose(ArrayFunction):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.dims = (d0, d1)
-        return np.swapaxes(x, d0, d1) if x.ndim else x.view()  # 0-dim: dim 0 / -1 is allowed, nothing moves
+        return x.swapaxes(d0, d1) if x.ndim else x.view()  # 0-dim: dim 0 / -1 is allowed, nothing moves
 
     @staticmethod
     def backward(ctx, grad):
@@ -232,8 +247,8 @@ class Permute(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dims):
-        ctx.inverse = tuple(np.argsort(dims))
-        return np.transpose(x, dims)
+        ctx.inverse = tuple(sorted(range(len(dims)), key=dims.__getitem__))   # (dims: distinct ints)
+        return x.transpose(dims)
 
     @staticmethod
     def backward(ctx, grad):
@@ -293,17 +308,17 @@ class Expand(ArrayFunction):
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x.shape
-        if x.ndim == 0 and type(x) is np.ndarray and x.dtype.kind in "fiub":
+        if x.ndim == 0 and type(x) is CPU_ARRAY and x.dtype.kind in "fiub":
             # the backward of every full reduction: one number seen at every position (quick path)
-            out = np.ndarray(shape, x.dtype, buffer=x, strides=(0,) * len(shape))
+            out = CPU_ARRAY(shape, x.dtype, buffer=x, strides=(0,) * len(shape))
             out.flags.writeable = False
             return out
         # numpy marks broadcast views read-only; an in-place write into one is refused
         # (PyTorch refuses it too: several elements share one memory location)
-        out = np.broadcast_to(x, shape)
+        out = namespace(x).broadcast_to(x, shape)
         strides = _expand_strides(x.shape, x.strides, shape)
         if out.strides != strides:  # numpy numbers new and size-1 dims its own way
-            out = np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
+            out = _restride(x, shape, strides, False)
         return out
 
     @staticmethod
@@ -394,7 +409,7 @@ class Squeeze(ArrayFunction):
             dims = tuple(i for i, s in enumerate(x.shape) if s == 1)
         else:
             dims = tuple(d for d in dims if x.shape[d] == 1)
-        return np.squeeze(x, dims) if dims else x.view()
+        return x.squeeze(dims) if dims else x.view()
 
     @staticmethod
     def backward(ctx, grad):
@@ -426,13 +441,13 @@ class Unsqueeze(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        out = np.expand_dims(x, dim)
+        out = namespace(x).expand_dims(x, dim)
         # PyTorch keeps every stride and gives the new dim size*stride of the dim it is inserted
         # before (the item size at the end); numpy may renumber the strides of size-1 dims
         want = x.strides[dim] * x.shape[dim] if dim < x.ndim else x.itemsize
         strides = x.strides[:dim] + (want,) + x.strides[dim:]
         if out.strides != strides:
-            out = np.lib.stride_tricks.as_strided(x, out.shape, strides, writeable=x.flags.writeable)
+            out = _restride(x, out.shape, strides, _writeable(x))
         return out
 
     @staticmethod
@@ -513,7 +528,7 @@ class IndexEmbed(ArrayFunction):
     @staticmethod
     def forward(ctx, x, shape, key):
         ctx.key = key
-        out = np.zeros(shape, dtype=x.dtype)
+        out = namespace(x).zeros(shape, dtype=x.dtype)
         out[key] = x
         return out
 
@@ -713,19 +728,29 @@ def _strided(x, shape, strides_el, offset_el):
     root = _storage_root(x)
     item = x.itemsize
     start = _address(root)
-    flat = np.lib.stride_tricks.as_strided(root, shape=(root.nbytes // item,), strides=(item,))
+    flat = _as_strided(root, (root.nbytes // item,), (item,))
     if flat.dtype != x.dtype:
         flat = flat.view(x.dtype)
     base = flat[offset_el:] if offset_el else flat
     del start
-    return np.lib.stride_tricks.as_strided(base, shape=shape, strides=tuple(s * item for s in strides_el))
+    return _as_strided(base, tuple(shape), tuple(s * item for s in strides_el))
+
+
+# numpy, for index tables computed on the host from shapes and strides alone (the positions of a view's
+# elements in its storage); they go to the data's device with ``xp.asarray`` where they are used
+_host = CPU_BACKEND.xp
+
+
+def _on(like, host_arr):
+    """A host index table moved to the device of array ``like`` (the same array on the CPU)."""
+    return host_arr if type(like) is CPU_ARRAY else namespace(like).asarray(host_arr)
 
 
 def _element_positions(shape, strides, offset):
-    """Storage index of every element of a strided view (vectorised index arithmetic)."""
-    pos = np.full(shape, offset, dtype=np.int64)
+    """Storage index of every element of a strided view (vectorised index arithmetic, on the host)."""
+    pos = _host.full(shape, offset, dtype=np.int64)
     for d, (n, s) in enumerate(zip(shape, strides)):
-        idx = np.arange(n, dtype=np.int64) * s
+        idx = _host.arange(n, dtype=np.int64) * s
         pos = pos + idx.reshape((n,) + (1,) * (len(shape) - d - 1))
     return pos
 
@@ -762,18 +787,18 @@ class AsStridedGrad(ArrayFunction):
         out_pos = _element_positions(*out_geometry)
         lo = min(in_pos.min(initial=0), out_pos.min(initial=0))
         hi = max(in_pos.max(initial=0), out_pos.max(initial=0)) + 1
-        storage = np.zeros(hi - lo, dtype=grad.dtype)
-        np.add.at(storage, (out_pos - lo).reshape(-1), grad.reshape(-1))
+        storage = namespace(grad).zeros(hi - lo, dtype=grad.dtype)
+        scatter_add(storage, _on(grad, (out_pos - lo).reshape(-1)), grad.reshape(-1))
         ctx.lo = lo
-        return storage[in_pos - lo]
+        return storage[_on(grad, in_pos - lo)]
 
     @staticmethod
     def backward(ctx, g):
         in_pos = _element_positions(*ctx.in_geometry) - ctx.lo
         out_pos = _element_positions(*ctx.out_geometry) - ctx.lo
         n = int(max(in_pos.max(initial=0), out_pos.max(initial=0)) + 1)
-        storage = ScatterPositions.apply(g, (n,), in_pos)
-        return TakePositions.apply(storage, out_pos), None, None
+        storage = ScatterPositions.apply(g, (n,), _on(g._data, in_pos))
+        return TakePositions.apply(storage, _on(g._data, out_pos)), None, None
 
 
 def as_strided(input, size, stride, storage_offset=None):
@@ -826,7 +851,7 @@ class DiagonalEmbed(ArrayFunction):
     @staticmethod
     def forward(ctx, x, shape, offset, d1, d2):
         ctx.args = (offset, d1, d2)
-        out = np.zeros(shape, dtype=x.dtype)
+        out = namespace(x).zeros(shape, dtype=x.dtype)
         view = Diagonal.forward(_Ctx(), out, offset, d1, d2)
         view[...] = x
         return out
@@ -938,14 +963,15 @@ class Copy(ArrayFunction):
     def forward(ctx, dst, src):
         ctx.src_dtype = getattr(src, "dtype", None)
         if hasattr(src, "shape") and src.shape != dst.shape:
-            try:
-                np.broadcast_to(src, dst.shape)
+            try:   # (src must broadcast to dst's shape)
+                if np.broadcast_shapes(src.shape, dst.shape) != dst.shape:
+                    raise ValueError
             except ValueError:
                 raise RuntimeError(f"The size of tensor a ({dst.shape[-1] if dst.ndim else 1}) must match the size "
                                    f"of tensor b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
                                    f"{max(dst.ndim - 1, 0)}") from None
-        out = np.empty_like(dst)
-        if isinstance(src, np.ndarray) or hasattr(src, "__array_interface__"):
+        out = namespace(dst).empty_like(dst)
+        if type(src) is CPU_ARRAY or type(src) is type(dst) or hasattr(src, "__array_interface__"):
             out[...] = src
         else:
             out[...] = _to_host_or_device(src, dst)
@@ -957,7 +983,7 @@ class Copy(ArrayFunction):
 
 
 def _to_host_or_device(src, dst):
-    if isinstance(dst, np.ndarray) and hasattr(src, "get"):
+    if type(dst) is CPU_ARRAY and hasattr(src, "get"):
         return src.get()
     return src
 
@@ -1032,8 +1058,8 @@ def _view_positions(base, view):
     base_pos = _element_positions(base.shape, tuple(s // item for s in base.strides),
                                   _storage_offset(base)).reshape(-1)
     view_pos = _element_positions(view.shape, tuple(s // item for s in view.strides), _storage_offset(view))
-    order = np.argsort(base_pos, kind="stable")
-    return order[np.searchsorted(base_pos[order], view_pos)]
+    order = _host.argsort(base_pos, kind="stable")
+    return _on(base, order[_host.searchsorted(base_pos[order], view_pos)])
 
 
 class TakePositions(ArrayFunction):
@@ -1058,8 +1084,9 @@ class ScatterPositions(ArrayFunction):
     @staticmethod
     def forward(ctx, x, shape, positions):
         ctx.positions = positions
-        out = np.zeros(int(np.prod(shape)), dtype=x.dtype)
-        np.add.at(out, positions.reshape(-1), np.broadcast_to(x, positions.shape).reshape(-1))
+        xp = namespace(x)
+        out = xp.zeros(math.prod(shape), dtype=x.dtype)
+        scatter_add(out, positions.reshape(-1), xp.broadcast_to(x, positions.shape).reshape(-1))
         return out.reshape(shape)
 
     @staticmethod
@@ -1074,13 +1101,14 @@ class PutPositions(ArrayFunction):
     @staticmethod
     def forward(ctx, x, positions, src):
         ctx.positions = positions
-        out = np.array(x, copy=True).reshape(-1)
-        out[positions.reshape(-1)] = np.broadcast_to(src, positions.shape).reshape(-1)
+        xp = namespace(x)
+        out = xp.array(x, copy=True).reshape(-1)
+        out[positions.reshape(-1)] = xp.broadcast_to(src, positions.shape).reshape(-1)
         return out.reshape(x.shape)
 
     @staticmethod
     def backward(ctx, grad):
-        keep = np.ones(grad._data.size, dtype=bool)
+        keep = namespace(grad._data).ones(grad._data.size, dtype=bool)
         keep[ctx.positions.reshape(-1)] = False
         return grad * Tensor._make(keep.reshape(grad.shape)), None, TakePositions.apply(grad, ctx.positions)
 
@@ -1173,7 +1201,7 @@ class Unfold(ArrayFunction):
             return x.reshape(1)
         shape = x.shape[:dim] + (count,) + x.shape[dim + 1:] + (size,)
         strides = x.strides[:dim] + (x.strides[dim] * step,) + x.strides[dim + 1:] + (x.strides[dim],)
-        return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=x.flags.writeable)
+        return _restride(x, shape, strides, _writeable(x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -1187,11 +1215,12 @@ class UnfoldGrad(ArrayFunction):
     @staticmethod
     def forward(ctx, grad, shape, dim, size, step):
         ctx.args = (dim, size, step)
-        out = np.zeros(shape, dtype=grad.dtype)
+        xp = namespace(grad)
+        out = xp.zeros(shape, dtype=grad.dtype)
         if not shape:
             return grad.reshape(())
         # windows may overlap: add window offset by window offset (a loop over ``size``, not elements)
-        g = np.moveaxis(grad, -1, 0)
+        g = xp.moveaxis(grad, -1, 0)
         for k in range(size):
             idx = (slice(None),) * dim + (slice(k, k + step * (g.shape[dim + 1] - 1) + 1, step),)
             out[idx] += g[k]
@@ -1274,15 +1303,16 @@ def split_with_sizes(input, split_sizes, dim=0):
 def _apply_(self, callable):
     """Apply a Python function to every element, in place (slow by nature, as in PyTorch; CPU only)."""
     vals = [callable(v) for v in self._data.reshape(-1).tolist()]
-    self._data[...] = np.asarray(vals, dtype=self._data.dtype).reshape(self._data.shape)
+    self._data[...] = namespace(self._data).asarray(vals, dtype=self._data.dtype).reshape(self._data.shape)
     self._bump_version()
     return self
 
 
 def _map_(self, tensor, callable):
     a = self._data.reshape(-1).tolist()
-    b = np.broadcast_to(tensor._data, self._data.shape).reshape(-1).tolist()
-    self._data[...] = np.asarray([callable(x, y) for x, y in zip(a, b)], dtype=self._data.dtype).reshape(
+    b = namespace(tensor._data).broadcast_to(tensor._data, self._data.shape).reshape(-1).tolist()
+    self._data[...] = namespace(self._data).asarray([callable(x, y) for x, y in zip(a, b)],
+                                                    dtype=self._data.dtype).reshape(
         self._data.shape)
     self._bump_version()
     return self
@@ -1356,12 +1386,12 @@ def _inplace_meta(self, viewed, node_name):
 
 
 def _resize(self, shape):
-    n = int(np.prod(shape))
+    n = math.prod(shape)
     flat = self._data.reshape(-1)
     if flat.size >= n:
         self._data = flat[:n].reshape(shape)
     else:
-        new = np.zeros(n, dtype=self._data.dtype)
+        new = namespace(self._data).zeros(n, dtype=self._data.dtype)
         new[:flat.size] = flat
         self._data = new.reshape(shape)
     return self

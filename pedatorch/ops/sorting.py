@@ -14,6 +14,7 @@ Also the pieces the value-selecting reductions share (``max(dim)``, ``median``,
 Tie-breaking: sorts are stable (equal values keep their original order, NaN is
 the largest value), which is what PyTorch's CPU kernels give for ``stable=True``.
 """
+import math
 import numbers
 import sys
 import types
@@ -21,6 +22,7 @@ import types
 import numpy as np
 
 from .._tensor import Tensor
+from ..backend import namespace, scatter_add, argsort_stable
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, register, write_out, shape_str, _type_word, check_kernel_dtype
 from .._dtype import is_float_np, is_inexact_np
@@ -93,7 +95,9 @@ def _result(name, pair, out=None):
 
 def _along_index(idx, dim):
     """The index tuple that addresses position ``idx[i, j, ...]`` along ``dim`` (other coordinates = i, j...)."""
-    grids = list(np.indices(idx.shape, sparse=True))
+    xp = namespace(idx)
+    nd = idx.ndim   # numpy's ``indices(shape, sparse=True)``: one arange per dim, broadcastable
+    grids = [xp.arange(n).reshape((1,) * d + (n,) + (1,) * (nd - d - 1)) for d, n in enumerate(idx.shape)]
     grids[dim] = idx
     return tuple(grids)
 
@@ -105,7 +109,7 @@ class TakeAlong(ArrayFunction):
     @staticmethod
     def forward(ctx, x, idx, dim):
         ctx.shape, ctx.idx, ctx.dim = x.shape, idx, dim
-        return np.take_along_axis(x, idx, dim)
+        return namespace(x).take_along_axis(x, idx, dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -119,8 +123,9 @@ class PutAlong(ArrayFunction):
     @staticmethod
     def forward(ctx, x, idx, dim, shape):
         ctx.idx, ctx.dim = idx, dim
-        out = np.zeros(shape, dtype=x.dtype)
-        np.add.at(out, _along_index(idx, dim), np.broadcast_to(x, idx.shape))
+        xp = namespace(x)
+        out = xp.zeros(shape, dtype=x.dtype)
+        scatter_add(out, _along_index(idx, dim), xp.broadcast_to(x, idx.shape))
         return out
 
     @staticmethod
@@ -148,7 +153,7 @@ class Shift(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim, by, fill):
         ctx.dim, ctx.by = dim, by
-        out = np.full(x.shape, fill, dtype=x.dtype)
+        out = namespace(x).full(x.shape, fill, dtype=x.dtype)
         n = x.shape[dim]
         if n > 1:
             src = [slice(None)] * x.ndim
@@ -187,14 +192,15 @@ def selecting_op(name, node_name, index_kernel, doc):
     backward puts the gradient of each value back at its index.
     """
     def forward(ctx, x, dim, keepdim, *extra):
+        xp = namespace(x)
         x1 = x.reshape(1) if x.ndim == 0 else x
         idx = index_kernel(x1, dim, *extra).astype(np.int64, copy=False)
-        values = np.take_along_axis(x1, idx, dim)
+        values = xp.take_along_axis(x1, idx, dim)
         ctx.in_shape, ctx.dim, ctx.idx, ctx.n_extra = x.shape, dim, idx, len(extra)
         if x.ndim == 0:
             return values.reshape(()), idx.reshape(())
         if not keepdim:
-            values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+            values, idx = xp.squeeze(values, dim), xp.squeeze(idx, dim)
         return values, idx
 
     def backward(ctx, grad, grad_indices=None):
@@ -214,11 +220,12 @@ def sort_order(x, dim, descending=False):
     """
     if x.dtype.kind == "c":
         raise RuntimeError(" Sort does not support complex dtypes on CPU")
+    xp = namespace(x)
     if not descending:
-        return np.argsort(x, axis=dim, kind="stable")
+        return argsort_stable(x, dim)
     n = x.shape[dim]
-    order = np.argsort(np.flip(x, dim), axis=dim, kind="stable")
-    return (n - 1) - np.flip(order, dim)
+    order = argsort_stable(xp.flip(x, dim), dim)
+    return (n - 1) - xp.flip(order, dim)
 
 
 class Sort(ArrayFunction):
@@ -227,9 +234,10 @@ class Sort(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dim, descending):
+        xp = namespace(x)
         x1 = x.reshape(1) if x.ndim == 0 else x
         idx = sort_order(x1, dim, descending)
-        values = np.take_along_axis(x1, idx, dim)
+        values = xp.take_along_axis(x1, idx, dim)
         ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
         return values.reshape(x.shape), idx.reshape(x.shape)
 
@@ -290,9 +298,10 @@ class TopK(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, k, dim, largest):
+        xp = namespace(x)
         x1 = x.reshape(1) if x.ndim == 0 else x
-        idx = np.take(sort_order(x1, dim, largest), np.arange(k), axis=dim)
-        values = np.take_along_axis(x1, idx, dim)
+        idx = xp.take(sort_order(x1, dim, largest), xp.arange(k), axis=dim)
+        values = xp.take_along_axis(x1, idx, dim)
         ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
         if x.ndim == 0:
             return values.reshape(()), idx.reshape(())
@@ -322,7 +331,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 
 def _kth_index(x, dim, k):
     order = sort_order(x, dim)
-    return np.take(order, [k - 1], axis=dim)
+    xp = namespace(order)
+    return xp.take(order, xp.arange(k - 1, k), axis=dim)
 
 
 KthValue = selecting_op("KthValue", "KthvalueBackward0", _kth_index,
@@ -343,15 +353,17 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
 # ====================================================================== unique
 
 def _unique_flat(x, return_inverse, return_counts):
+    xp = namespace(x)
     flat = x.reshape(-1)
-    values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
+    values, inverse, counts = xp.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
     return values, inverse.reshape(x.shape).astype(np.int64), counts.astype(np.int64)
 
 
 def _unique_dim(x, dim):
+    xp = namespace(x)
     if x.shape[dim] == 0:
-        return x.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim, equal_nan=False)
+        return x.copy(), xp.zeros(0, np.int64), xp.zeros(0, np.int64)
+    values, inverse, counts = xp.unique(x, return_inverse=True, return_counts=True, axis=dim, equal_nan=False)
     return values, inverse.reshape(-1).astype(np.int64), counts.astype(np.int64)
 
 
@@ -406,21 +418,22 @@ def _consecutive_kernel(x, dim):
         src, axis = x.reshape(-1), 0
     else:
         src, axis = x, dim
+    xp = namespace(x)
     n = src.shape[axis]
     if n == 0:
-        inverse = np.zeros(x.shape if dim is None else (0,), np.int64)
-        return src.copy(), inverse, np.zeros(0, np.int64)
-    a = np.take(src, np.arange(1, n), axis=axis)
-    b = np.take(src, np.arange(0, n - 1), axis=axis)
+        inverse = xp.zeros(x.shape if dim is None else (0,), np.int64)
+        return src.copy(), inverse, xp.zeros(0, np.int64)
+    a = xp.take(src, xp.arange(1, n), axis=axis)
+    b = xp.take(src, xp.arange(0, n - 1), axis=axis)
     changed = a != b
     if dim is not None:
         other = tuple(i for i in range(src.ndim) if i != axis)
-        changed = np.any(changed, axis=other) if other else changed
-    starts = np.concatenate([[True], changed])
-    start_pos = np.flatnonzero(starts)
-    values = np.take(src, start_pos, axis=axis)
-    inverse = (np.cumsum(starts) - 1).astype(np.int64)
-    counts = np.diff(np.append(start_pos, n)).astype(np.int64)
+        changed = xp.any(changed, axis=other) if other else changed
+    starts = xp.concatenate([xp.ones(1, dtype=bool), changed])
+    start_pos = xp.flatnonzero(starts)
+    values = xp.take(src, start_pos, axis=axis)
+    inverse = (xp.cumsum(starts) - 1).astype(np.int64)
+    counts = xp.diff(xp.concatenate([start_pos, xp.full(1, n, dtype=start_pos.dtype)])).astype(np.int64)
     if dim is None:
         inverse = inverse.reshape(x.shape)
     return values, inverse, counts
@@ -452,24 +465,26 @@ def _nan_last_count(seq, values, right):
 
     Used when ``seq`` has several rows (an N-d boundaries tensor); NaN sorts last, as in a sort.
     """
+    xp = namespace(seq, values)
     s = seq[..., None, :]
     v = values[..., :, None]
     if is_inexact_np(seq.dtype) or is_inexact_np(values.dtype):
         with np.errstate(invalid="ignore"):
-            before = ((s <= v) | np.isnan(v)) if right else ((s < v) | (~np.isnan(s) & np.isnan(v)))
+            before = ((s <= v) | xp.isnan(v)) if right else ((s < v) | (~xp.isnan(s) & xp.isnan(v)))
     else:
         before = (s <= v) if right else (s < v)
     return before.sum(-1)
 
 
 def _searchsorted_kernel(seq, values, right, sorter, out_int32):
+    xp = namespace(seq)
     if sorter is not None:
-        seq = np.take_along_axis(seq, sorter, -1)
+        seq = xp.take_along_axis(seq, sorter, -1)
     if seq.ndim == 1:
-        r = np.searchsorted(seq, values, side="right" if right else "left")
+        r = xp.searchsorted(seq, values, side="right" if right else "left")
     else:
         r = _nan_last_count(seq, values, right)
-    return np.asarray(r).astype(np.int32 if out_int32 else np.int64)
+    return xp.asarray(r).astype(np.int32 if out_int32 else np.int64)
 
 
 _SearchSorted = _kernel_op("SearchSorted", _searchsorted_kernel)
@@ -530,6 +545,7 @@ def _cnum(v):
 
 def _histc_kernel(x, bins, lo, hi):
     """PyTorch's histc: bin = int((x - lo) * bins / (hi - lo)) in the input's precision; hi goes in the last bin."""
+    xp = namespace(x)
     flat = x.reshape(-1)
     t = x.dtype.type
     left, right = t(lo), t(hi)
@@ -538,7 +554,7 @@ def _histc_kernel(x, bins, lo, hi):
     with np.errstate(invalid="ignore", over="ignore"):
         pos = ((v - left) * t(bins) / (right - left)).astype(np.int64)
     pos[pos == bins] = bins - 1
-    return np.bincount(pos, minlength=bins).astype(x.dtype)
+    return xp.bincount(pos, minlength=bins).astype(x.dtype)
 
 
 _Histc = _kernel_op("Histc", _histc_kernel)
@@ -553,10 +569,10 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)
     if lo == hi and x.size:
-        lo, hi = float(np.min(x)), float(np.max(x))
+        lo, hi = float(x.min()), float(x.max())   # (two device reads)
     elif lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
-    if not (np.isfinite(lo) and np.isfinite(hi)):
+    if not (math.isfinite(lo) and math.isfinite(hi)):
         raise RuntimeError(f"torch.histc: range of [{_cnum(lo)}, {_cnum(hi)}] is not finite")
     if lo == hi:
         lo, hi = lo - 1, hi + 1

@@ -10,6 +10,8 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .._device import as_device
+from ..backend import namespace, device_namespace, is_array
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import (promote, to_float, write_out, register, promote_to_float, require_tensor, _type_word,
@@ -32,22 +34,23 @@ _LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.323
 
 def _lgamma(x):
     """log|Gamma(x)| (Lanczos, g=7), with the reflection formula for x < 0.5."""
-    x = np.asarray(x, dtype=np.float64)
-    out = np.empty_like(x)
+    xp = namespace(x)
+    x = xp.asarray(x, dtype=np.float64)
+    out = xp.empty_like(x)
     small = x < 0.5
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        y = np.where(small, 1.0 - x, x) - 1.0
-        a = np.full_like(y, _LANCZOS[0])
+        y = xp.where(small, 1.0 - x, x) - 1.0
+        a = xp.full_like(y, _LANCZOS[0])
         t = y + _LANCZOS_G + 0.5
         for i in range(1, 9):
             a = a + _LANCZOS[i] / (y + i)
-        big = 0.5 * math.log(2 * math.pi) + (y + 0.5) * np.log(t) - t + np.log(a)
-        refl = math.log(math.pi) - np.log(np.abs(np.sin(math.pi * x))) - big
-        out = np.where(small, refl, big)
+        big = 0.5 * math.log(2 * math.pi) + (y + 0.5) * xp.log(t) - t + xp.log(a)
+        refl = math.log(math.pi) - xp.log(xp.abs(xp.sin(math.pi * x))) - big
+        out = xp.where(small, refl, big)
         # poles at non-positive integers; exact zeros at 1 and 2
-        out = np.where((x <= 0) & (x == np.floor(x)), np.inf, out)
-        out = np.where((x == 1) | (x == 2), 0.0, out)
-        out = np.where(np.isinf(x), np.inf, out)
+        out = xp.where((x <= 0) & (x == xp.floor(x)), np.inf, out)
+        out = xp.where((x == 1) | (x == 2), 0.0, out)
+        out = xp.where(xp.isinf(x), np.inf, out)
     return out
 
 
@@ -56,35 +59,37 @@ _BERN = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 51
 
 def _digamma(x):
     """psi(x): shift x above 10 with psi(x) = psi(x+1) - 1/x, then the asymptotic series."""
-    x = np.asarray(x, dtype=np.float64)
+    xp = namespace(x)
+    x = xp.asarray(x, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         neg = x < 0
         # reflection: psi(1 - x) - psi(x) = pi cot(pi x)
-        xr = np.where(neg, 1.0 - x, x)
-        acc = np.zeros_like(xr)
+        xr = xp.where(neg, 1.0 - x, x)
+        acc = xp.zeros_like(xr)
         for _ in range(10):
             lo = xr < 10
-            acc = np.where(lo, acc - 1.0 / xr, acc)
-            xr = np.where(lo, xr + 1.0, xr)
+            acc = xp.where(lo, acc - 1.0 / xr, acc)
+            xr = xp.where(lo, xr + 1.0, xr)
         inv2 = 1.0 / (xr * xr)
-        series = np.log(xr) - 0.5 / xr
-        term = np.zeros_like(xr)
+        series = xp.log(xr) - 0.5 / xr
+        term = xp.zeros_like(xr)
         p = inv2.copy()
         for k, b in enumerate(_BERN[:7], start=1):
             term = term + b / (2 * k) * p
             p = p * inv2
         out = series - term + acc
-        out = np.where(neg, out - math.pi / np.tan(math.pi * x), out)
-        out = np.where((x < 0) & (x == np.floor(x)), np.nan, out)
-        out = np.where(x == 0, np.copysign(np.inf, -x), out)  # (-inf at +0, inf at -0, as PyTorch)
+        out = xp.where(neg, out - math.pi / xp.tan(math.pi * x), out)
+        out = xp.where((x < 0) & (x == xp.floor(x)), np.nan, out)
+        out = xp.where(x == 0, xp.copysign(np.inf, -x), out)  # (-inf at +0, inf at -0, as PyTorch)
     return out
 
 
 def _polygamma(n, x):
     """psi^(n)(x) for n >= 2, PyTorch's formula: (-1)^(n+1) n! zeta(n + 1, x), the Hurwitz zeta (valid for
     negative x too; inf at the poles, signed by (-1)^(n+1))."""
+    xp = namespace(n, x)
     from ..special import _zeta  # (pedatorch.special imports this module)
-    x = np.asarray(x, dtype=np.float64)
+    x = xp.asarray(x, dtype=np.float64)
     sign = 1.0 if n % 2 else -1.0
     with np.errstate(over="ignore", invalid="ignore"):
         return sign * math.factorial(n) * _zeta(np.float64(n + 1), x)
@@ -95,13 +100,14 @@ def _trigamma(x):
     -pi² / sin²(pi x) below 0.5, six steps of psi'(x) = psi'(x + 1) + 1 / x², then the asymptotic
     series. At a pole sin(pi x) is not exactly 0 in floating point, so PyTorch's answer there is a huge
     finite number (1.3e15 at x = -1 in float32), not inf: this gives the same."""
-    x = np.asarray(x)
+    xp = namespace(x)
+    x = xp.asarray(x)
     pi = x.dtype.type(math.pi)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         small = x < 0.5
-        sin_pi_x = np.sin(pi * x)
-        result = np.where(small, -(pi * pi) / (sin_pi_x * sin_pi_x), 0).astype(x.dtype)
-        x = np.where(small, 1 - x, x)
+        sin_pi_x = xp.sin(pi * x)
+        result = xp.where(small, -(pi * pi) / (sin_pi_x * sin_pi_x), 0).astype(x.dtype)
+        x = xp.where(small, 1 - x, x)
         for _ in range(6):
             result = result + 1 / (x * x)
             x = x + 1
@@ -110,7 +116,7 @@ def _trigamma(x):
         xd, ixx = x.astype(np.float64), ixx.astype(np.float64)
         tail = (1 + 1 / (2 * xd) + ixx * (1 / 6 - ixx * (1 / 30 - ixx * (1 / 42)))) / xd
         result = (result + tail).astype(x.dtype)
-        return np.where(small, -result, result)
+        return xp.where(small, -result, result)
 
 
 def _float_out(f, x):
@@ -200,9 +206,10 @@ _I0_B = (-7.23318048787475395456E-18, -4.83050448594418207126E-18, 4.46562142029
 def _chbevl_f32(y, coeffs):
     """Cephes' Chebyshev series in float32, each step ``y * b1 - b2`` rounded once (a fused multiply-add,
     as PyTorch's compiled kernel does it; the float64 product of two float32 numbers is exact)."""
-    b0, b1, b2 = np.full_like(y, coeffs[0]), np.zeros_like(y), np.zeros_like(y)
+    xp = namespace(y)
+    b0, b1, b2 = xp.full_like(y, coeffs[0]), xp.zeros_like(y), xp.zeros_like(y)
     y64 = y.astype(np.float64)
-    for c in np.asarray(coeffs[1:], np.float32):
+    for c in map(np.float32, coeffs[1:]):   # (host float32 scalars: no array to move)
         b2, b1 = b1, b0
         b0 = (y64 * b1 - b2).astype(np.float32) + c
     return np.float32(0.5) * (b0 - b2)
@@ -211,19 +218,21 @@ def _chbevl_f32(y, coeffs):
 def _i0_f32(x):
     """PyTorch's float i0 (calc_i0, also for the half types): Cephes' expansion computed in float32, so
     i0(0) is 0.99999994, not 1 (then ``logit(i0(0))`` is 16.6, not inf)."""
-    a = np.abs(x)
+    xp = namespace(x)
+    a = xp.abs(x)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        e = np.exp(a.astype(np.float64)).astype(np.float32)  # (expf is correctly rounded)
+        e = xp.exp(a.astype(np.float64)).astype(np.float32)  # (expf is correctly rounded)
         small = e * _chbevl_f32(a / np.float32(2) - np.float32(2), _I0_A)
-        big = e * _chbevl_f32(np.float32(32) / a - np.float32(2), _I0_B) / np.sqrt(a)
-    return np.where(a <= 8, small, big)
+        big = e * _chbevl_f32(np.float32(32) / a - np.float32(2), _I0_B) / xp.sqrt(a)
+    return xp.where(a <= 8, small, big)
 
 
 def _i0(x):
+    xp = namespace(x)
     xf = to_float(x)
     with np.errstate(invalid="ignore", over="ignore"):  # (i0(inf) is inf, i0(nan) nan)
         if xf.dtype == np.float64:
-            return np.i0(xf)  # (numpy's is Cephes' too, in double)
+            return xp.i0(xf)  # (numpy's is Cephes' too, in double)
         return _i0_f32(xf.astype(np.float32)).astype(xf.dtype)
 
 
@@ -262,8 +271,9 @@ class I1(ArrayFunction):
 
 def _i1(x):
     """I1 via its power series (enough terms for |x| < 40) or the asymptotic expansion beyond."""
-    x = np.asarray(x, dtype=np.float64)
-    ax = np.abs(x)
+    xp = namespace(x)
+    x = xp.asarray(x, dtype=np.float64)
+    ax = xp.abs(x)
     term = ax / 2
     s = term.copy()
     for k in range(1, 60):
@@ -272,12 +282,12 @@ def _i1(x):
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         # Hankel's expansion, e^x / sqrt(2 pi x) * sum_k (-1)^k prod_{j<=k} (4 - (2j-1)^2) / (j 8x):
         # 12 terms are exact to double precision for x >= 40
-        term, series = np.ones_like(ax), np.ones_like(ax)
+        term, series = xp.ones_like(ax), xp.ones_like(ax)
         for k in range(1, 13):
             term = term * -(4 - (2 * k - 1) ** 2) / (k * 8 * ax)
             series = series + term
-        asym = np.exp(ax) / np.sqrt(2 * math.pi * ax) * series
-    return np.sign(x) * np.where(ax < 40, s, asym)
+        asym = xp.exp(ax) / xp.sqrt(2 * math.pi * ax) * series
+    return xp.sign(x) * xp.where(ax < 40, s, asym)
 
 
 class Copysign(ArrayFunction):
@@ -287,8 +297,9 @@ class Copysign(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
-        a2, b2 = promote_to_float(np.asarray(a), b)
-        out = np.copysign(a2, b2)
+        xp = namespace(a, b)
+        a2, b2 = promote_to_float(xp.asarray(a), b)
+        out = xp.copysign(a2, b2)
         ctx.save_for_backward(a, out)
         return out
 
@@ -315,9 +326,10 @@ class LogAddExp2(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
+        xp = namespace(a, b)
         ctx.save_for_backward(a, b)
         a, b = promote_to_float(a, b)
-        return np.logaddexp2(a, b)
+        return xp.logaddexp2(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -333,11 +345,12 @@ class Angle(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        xp = namespace(x)
         ctx.save_for_backward(x)   # PyTorch saves self (angle_backward reads it): in-place writes are checked
         if x.dtype.kind == "c":
-            return np.angle(x)
+            return xp.angle(x)
         xf = to_float(x)
-        return np.where(xf < 0, np.pi, np.where(np.isnan(xf), xf, 0)).astype(xf.dtype)
+        return xp.where(xf < 0, np.pi, xp.where(xp.isnan(xf), xf, 0)).astype(xf.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -349,18 +362,19 @@ def _logcumsumexp_real(x, dim):
     """PyTorch's CPU loop: one step along dim at a time, acc = max + log1p(exp(min - max)) in double
     (float for float16/bfloat16). Exact where one term dominates: logcumsumexp([-1e308, ...]) starts
     with -1e308 itself, where log(cumsum(exp(x - max))) + max would give -inf."""
+    xp = namespace(x, dim)
     acc_dt = np.float64 if x.dtype.itemsize >= 4 else np.float32
-    xs = np.moveaxis(x.reshape(x.shape or (1,)), dim, 0).astype(acc_dt)
-    out = np.empty_like(xs)
-    acc = np.full(xs.shape[1:], -np.inf, acc_dt)
+    xs = xp.moveaxis(x.reshape(x.shape or (1,)), dim, 0).astype(acc_dt)
+    out = xp.empty_like(xs)
+    acc = xp.full(xs.shape[1:], -np.inf, acc_dt)
     with np.errstate(invalid="ignore", over="ignore"):
         for i in range(xs.shape[0]):
-            lo, hi = np.minimum(xs[i], acc), np.maximum(xs[i], acc)  # (a NaN acc stays NaN in both)
-            lo, hi = np.where(np.isnan(acc), acc, lo), np.where(np.isnan(acc), acc, hi)
-            both_inf = (lo == hi) & ~np.isfinite(lo)  # -inf and -inf, inf and inf: the sum is x itself
-            acc = np.where(both_inf, xs[i], hi + np.log1p(np.exp(lo - hi)))
+            lo, hi = xp.minimum(xs[i], acc), xp.maximum(xs[i], acc)  # (a NaN acc stays NaN in both)
+            lo, hi = xp.where(xp.isnan(acc), acc, lo), xp.where(xp.isnan(acc), acc, hi)
+            both_inf = (lo == hi) & ~xp.isfinite(lo)  # -inf and -inf, inf and inf: the sum is x itself
+            acc = xp.where(both_inf, xs[i], hi + xp.log1p(xp.exp(lo - hi)))
             out[i] = acc
-    return np.moveaxis(out, 0, dim).reshape(x.shape).astype(x.dtype)
+    return xp.moveaxis(out, 0, dim).reshape(x.shape).astype(x.dtype)
 
 
 class LogCumSumExp(ArrayFunction):
@@ -370,12 +384,13 @@ class LogCumSumExp(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dim):
+        xp = namespace(x, dim)
         x = to_float(x)
         if x.dtype.kind == "c":
-            m = np.max(x, axis=dim, keepdims=True) if x.size else x
-            m = np.where(np.isfinite(m), m, 0)
+            m = xp.max(x, axis=dim, keepdims=True) if x.size else x
+            m = xp.where(xp.isfinite(m), m, 0)
             with np.errstate(divide="ignore"):
-                out = (np.log(np.cumsum(np.exp(x - m), axis=dim)) + m).reshape(x.shape)  # (0-dim stays 0-dim)
+                out = (xp.log(xp.cumsum(xp.exp(x - m), axis=dim)) + m).reshape(x.shape)  # (0-dim stays 0-dim)
         else:
             out = _logcumsumexp_real(x, dim)
         ctx.save_for_backward(x, out)
@@ -481,8 +496,9 @@ def angle(input, *, out=None):
 
 
 def _nodiff(fn, input, *others):
+    xp = namespace(input._data)
     arrays = [o._data if isinstance(o, Tensor) else o for o in others]
-    return Tensor._make(np.asarray(fn(input._data, *arrays)))
+    return Tensor._make(xp.asarray(fn(input._data, *arrays)))
 
 
 class Heaviside(ArrayFunction):
@@ -493,7 +509,8 @@ class Heaviside(ArrayFunction):
     @staticmethod
     def forward(ctx, x, values):
         # PyTorch's x == 0 ? values : x > 0 (numpy's heaviside gives NaN for NaN, and floats for ints)
-        return np.where(x == 0, values, x > 0).astype(x.dtype)
+        xp = namespace(x, values)
+        return xp.where(x == 0, values, x > 0).astype(x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -519,8 +536,9 @@ class Nextafter(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
+        xp = namespace(a, b)
         ctx.save_for_backward(a, b)
-        return np.nextafter(*promote(a, b))
+        return xp.nextafter(*promote(a, b))
 
     @staticmethod
     def backward(ctx, grad):
@@ -531,14 +549,14 @@ class Nextafter(ArrayFunction):
 def gcd(input, other, *, out=None):
     require_tensor("gcd", other)
     check_binary_kernel("gcd_cpu", input, other, "i")
-    r = _nodiff(lambda a, b: np.gcd(*promote(a, b)), input, other)
+    r = _nodiff(lambda a, b: namespace(a).gcd(*promote(a, b)), input, other)
     return r if out is None else write_out(out, r)
 
 
 def lcm(input, other, *, out=None):
     require_tensor("lcm", other)
     check_binary_kernel("lcm_cpu", input, other, "i")
-    r = _nodiff(lambda a, b: np.lcm(*promote(a, b)), input, other)
+    r = _nodiff(lambda a, b: namespace(a).lcm(*promote(a, b)), input, other)
     return r if out is None else write_out(out, r)
 
 
@@ -549,16 +567,17 @@ class Ldexp(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, e):
+        xp = namespace(x, e)
         with np.errstate(over="ignore"):  # (a huge integer exponent overflows float16: that's the answer)
             xs, es = promote_to_float(x, e)
         dt = xs.dtype
-        if is_float_np(x.dtype) and isinstance(e, np.ndarray) and e.dtype.kind in "iu":
+        if is_float_np(x.dtype) and is_array(e) and e.dtype.kind in "iu":
             # a float x with an integer exponent is C's ldexp in PyTorch, which takes an int: the exponent
             # is truncated to 32 bits (2**32 - 1 acts as -1), and half types compute in float32
             with np.errstate(over="ignore"):
-                out = np.ldexp(to_opmath(xs), e.astype(np.int32)).astype(dt)
+                out = xp.ldexp(to_opmath(xs), e.astype(np.int32)).astype(dt)
         else:
-            out = (xs * np.power(2.0, es)).astype(dt)
+            out = (xs * xp.power(2.0, es)).astype(dt)
         ctx.save_for_backward(e, out)   # PyTorch saves other and result (an in-place write to either is an error)
         return out
 
@@ -581,7 +600,7 @@ def ldexp(input, other, *, out=None):
 
 
 def frexp(input, *, out=None):
-    m, e = np.frexp(input._data)
+    m, e = namespace(input._data).frexp(input._data)
     from .sorting import return_types, _return_type
     cls = getattr(return_types, "frexp", None) or _return_type("frexp", ("mantissa", "exponent"))
     r = cls((Tensor._make(m), Tensor._make(e.astype(np.int32))))
@@ -618,12 +637,13 @@ def is_nonzero(input):
 
 
 def bincount(input, weights=None, minlength=0):
+    xp = namespace(input._data)
     if input._data.ndim != 1 or input._data.dtype.kind not in "iu":
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if input._data.size and input._data.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     w = weights._data if weights is not None else None
-    out = np.bincount(input._data, weights=w, minlength=minlength)
+    out = xp.bincount(input._data, weights=w, minlength=minlength)
     if weights is None:
         out = out.astype(np.int64)
     elif weights._data.dtype == np.float32:
@@ -756,20 +776,24 @@ register({
 # ---------------------------------------------------------------- more of torch's namespace
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
-    e = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
-    t = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
-    return Tensor._make(np.asarray(np.isin(e, t, invert=invert)))
+    like = next((v._data for v in (elements, test_elements) if isinstance(v, Tensor)), None)
+    xp = namespace(like)   # (a number or list joins the tensor's device)
+    e = elements._data if isinstance(elements, Tensor) else xp.asarray(elements)
+    t = test_elements._data if isinstance(test_elements, Tensor) else xp.asarray(test_elements)
+    return Tensor._make(xp.asarray(xp.isin(e, t, invert=invert)))
 
 
 def unravel_index(indices, shape):
+    xp = namespace(indices._data if isinstance(indices, Tensor) else None)
     if isinstance(shape, int):
         shape = (shape,)
-    idx = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
+    idx = indices._data if isinstance(indices, Tensor) else xp.asarray(indices)
     if idx.dtype.kind not in "iu":
         raise TypeError(f"expected 'indices' to be integer dtype, but got {Tensor._make(idx).dtype}")
-    if (idx < 0).any() or (idx >= int(np.prod(shape))).any():
-        raise RuntimeError("'indices' must be in range [-%d, %d)" % (int(np.prod(shape)), int(np.prod(shape))))
-    return tuple(Tensor._make(np.asarray(a, dtype=np.int64)) for a in np.unravel_index(idx, tuple(shape)))
+    size = math.prod(shape)
+    if (idx < 0).any() or (idx >= size).any():
+        raise RuntimeError("'indices' must be in range [-%d, %d)" % (size, size))
+    return tuple(Tensor._make(xp.asarray(a, dtype=np.int64)) for a in xp.unravel_index(idx, tuple(shape)))
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
@@ -810,19 +834,20 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 
 
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    xp = namespace(input._data)
     from .sorting import return_types, _return_type
     b = bins._data if isinstance(bins, Tensor) else bins
     w = weight._data if weight is not None else None
-    hist, edges = np.histogram(input._data, bins=b, range=range, weights=w, density=density)
+    hist, edges = xp.histogram(input._data, bins=b, range=range, weights=w, density=density)
     cls = getattr(return_types, "histogram", None) or _return_type("histogram", ("hist", "bin_edges"))
     return cls((Tensor._make(hist.astype(input._data.dtype)), Tensor._make(edges.astype(input._data.dtype))))
 
 
 def vander(x, N=None, increasing=False):
     n = x.shape[0] if N is None else N
-    powers = np.arange(n) if increasing else np.arange(n - 1, -1, -1)
-    from .creation import tensor
-    p = tensor(powers, dtype=x.dtype if x.is_floating_point() else D.int64)
+    from .creation import arange
+    dt = x.dtype if x.is_floating_point() else D.int64
+    p = arange(n, dtype=dt, device=x.device) if increasing else arange(n - 1, -1, -1, dtype=dt, device=x.device)
     return x.unsqueeze(-1) ** p
 
 
@@ -836,11 +861,11 @@ def threshold(input, threshold, value, inplace=False):
 def matrix_exp(A):
     """exp(A) by scaling and squaring with a degree-18 Taylor polynomial (differentiable: built from matmul)."""
     from .creation import eye
-    norm = float(np.abs(A._data).sum(-2).max()) if A.numel() else 0.0
-    s = max(0, int(np.ceil(np.log2(norm))) + 1) if norm > 0.5 else 0
+    norm = float(abs(A._data).sum(-2).max()) if A.numel() else 0.0   # (one device sync: s is a loop count)
+    s = max(0, int(np.ceil(np.log2(norm))) + 1) if norm > 0.5 else 0   # (host numbers)
     X = A / (2 ** s)
     n = A.shape[-1]
-    I = eye(n, dtype=A.dtype).expand(A.shape)
+    I = eye(n, dtype=A.dtype, device=A.device).expand(A.shape)
     term, out = I, I
     for k in range(1, 19):
         term = term @ X / k
@@ -852,6 +877,7 @@ def matrix_exp(A):
 
 def _igamma_series(a, x):
     """Regularised lower incomplete gamma P(a, x) by its power series (x < a + 1)."""
+    xp = namespace(a, x)
     term = 1.0 / a
     total = term.copy()
     ap = a.copy()
@@ -860,54 +886,59 @@ def _igamma_series(a, x):
         term = term * x / ap
         total = total + term
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return total * np.exp(-x + a * np.log(x) - _lgamma(a))
+        return total * xp.exp(-x + a * xp.log(x) - _lgamma(a))
 
 
 def _igammac_cf(a, x):
     """Regularised upper incomplete gamma Q(a, x) by its continued fraction (x >= a + 1), Lentz's method."""
+    xp = namespace(a, x)
     tiny = 1e-300
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         b = x + 1 - a
-        c = np.full_like(x, 1 / tiny)
+        c = xp.full_like(x, 1 / tiny)
         d = 1 / b
         h = d.copy()
         for i in range(1, 300):
             an = -i * (i - a)
             b = b + 2
             d = an * d + b
-            d = np.where(np.abs(d) < tiny, tiny, d)
+            d = xp.where(xp.abs(d) < tiny, tiny, d)
             c = b + an / c
-            c = np.where(np.abs(c) < tiny, tiny, c)
+            c = xp.where(xp.abs(c) < tiny, tiny, c)
             d = 1 / d
             h = h * d * c
-        return np.exp(-x + a * np.log(x) - _lgamma(a)) * h
+        return xp.exp(-x + a * xp.log(x) - _lgamma(a)) * h
 
 
 def _gammainc(a, x):
     """P(a, x) with PyTorch's edge values; the series / continued fraction of ops/special.py."""
+    xp = namespace(a, x)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         series = x < a + 1
-        p = np.where(series, _igamma_series(a, np.where(series, x, 0)), 1 - _igammac_cf(a, np.where(series, a + 2, x)))
+        p = xp.where(series, _igamma_series(a, xp.where(series, x, 0)), 1 - _igammac_cf(a, xp.where(series, a + 2, x)))
     return _incomplete_gamma_edges(a, x, p, upper=False)
 
 
 def _gammaincc(a, x):
     """Q(a, x) computed directly where it is small (x >= a + 1), not as 1 - P (which would round to 0)."""
+    xp = namespace(a, x)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         series = x < a + 1
-        q = np.where(series, 1 - _igamma_series(a, np.where(series, x, 0)), _igammac_cf(a, np.where(series, a + 2, x)))
+        q = xp.where(series, 1 - _igamma_series(a, xp.where(series, x, 0)), _igammac_cf(a, xp.where(series, a + 2, x)))
     return _incomplete_gamma_edges(a, x, q, upper=True)
 
 
 def _incomplete_gamma_edges(a, x, value, upper):
     """PyTorch's values where the series do not apply: a = 0, x = 0, a or x infinite, a or x < 0."""
+    xp = namespace(a, x, value)
+
     def lower_or_upper(v):
         return 1 - v if upper else v
-    out = np.where(np.isinf(x), lower_or_upper(1.0), value)
-    out = np.where(np.isinf(a), np.where(np.isinf(x), np.nan, lower_or_upper(0.0)), out)
-    out = np.where(x == 0, lower_or_upper(0.0), out)
-    out = np.where(a == 0, np.where(x > 0, lower_or_upper(1.0), np.nan), out)
-    return np.where((x < 0) | (a < 0), np.nan, out)
+    out = xp.where(xp.isinf(x), lower_or_upper(1.0), value)
+    out = xp.where(xp.isinf(a), xp.where(xp.isinf(x), np.nan, lower_or_upper(0.0)), out)
+    out = xp.where(x == 0, lower_or_upper(0.0), out)
+    out = xp.where(a == 0, xp.where(x > 0, lower_or_upper(1.0), np.nan), out)
+    return xp.where((x < 0) | (a < 0), np.nan, out)
 
 
 def _incomplete_gamma_forward(ctx, a, x, kernel, kernel_name):
@@ -982,27 +1013,28 @@ register({"histogram": histogram, "matrix_exp": matrix_exp, "igamma": igamma,
 
 
 def _window(kind, window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, **kw):
+    xp = device_namespace(None if device is None else as_device(device))   # (allocated there directly)
     from .creation import _finish
     n = window_length
     np_dt = (dtype or D.get_default_dtype()).np
     if n == 0:
-        return _finish(np.zeros(0, np_dt), device, requires_grad)
+        return _finish(xp.zeros(0, np_dt), device, requires_grad)
     if n == 1:
-        return _finish(np.ones(1, np_dt), device, requires_grad)
+        return _finish(xp.ones(1, np_dt), device, requires_grad)
     m = n + 1 if periodic else n
-    k = np.arange(m, dtype=np.float64)
+    k = xp.arange(m, dtype=np.float64)
     if kind == "hann":
-        w = 0.5 - 0.5 * np.cos(2 * np.pi * k / (m - 1))
+        w = 0.5 - 0.5 * xp.cos(2 * np.pi * k / (m - 1))
     elif kind == "hamming":
         alpha, beta = kw.get("alpha", 0.54), kw.get("beta", 0.46)
-        w = alpha - beta * np.cos(2 * np.pi * k / (m - 1))
+        w = alpha - beta * xp.cos(2 * np.pi * k / (m - 1))
     elif kind == "blackman":
-        w = 0.42 - 0.5 * np.cos(2 * np.pi * k / (m - 1)) + 0.08 * np.cos(4 * np.pi * k / (m - 1))
+        w = 0.42 - 0.5 * xp.cos(2 * np.pi * k / (m - 1)) + 0.08 * xp.cos(4 * np.pi * k / (m - 1))
     elif kind == "bartlett":
-        w = 1 - np.abs(2 * k / (m - 1) - 1)
+        w = 1 - xp.abs(2 * k / (m - 1) - 1)
     else:  # kaiser
         beta = kw.get("beta", 12.0)
-        w = np.i0(beta * np.sqrt(np.clip(1 - (2 * k / (m - 1) - 1) ** 2, 0, None))) / np.i0(beta)
+        w = xp.i0(beta * xp.sqrt(xp.clip(1 - (2 * k / (m - 1) - 1) ** 2, 0, None))) / xp.i0(beta)
     return _finish(w[:n].astype(np_dt), device, requires_grad)
 
 

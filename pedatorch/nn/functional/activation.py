@@ -19,6 +19,7 @@ import numpy as np
 
 from ..._layout import in_format
 from ..._tensor import Tensor
+from ...backend import namespace, CPU_ARRAY
 from ...autograd.function import ArrayFunction
 from ...ops._util import _type_word, check_kernel_dtype, checked_int
 from ...ops.elementwise import Relu, _ip, _erf, masked_grad, where
@@ -49,7 +50,7 @@ def _float_only(x, kernel):
 
 
 def _back(out, like):
-    return np.asarray(out).astype(like.dtype, copy=False)
+    return namespace(like).asarray(out).astype(like.dtype, copy=False)
 
 
 def _recording(ctx):
@@ -65,16 +66,16 @@ def _grad_where(name):
     Linear in grad, so its own backward is the same op again; in x PyTorch's derivative is
     zeros_like(grad): a zero gradient, not none, so double backward goes on into x's graph (a zero
     through a node that is NaN at x, logit outside [0, 1] say, gives NaN there, as in PyTorch)."""
-
     class GradWhere(ArrayFunction):
         node_name = name
         _elementwise = 2
 
         @staticmethod
         def forward(ctx, grad, x, keep):
+            xp = namespace(grad, x, keep)
             ctx.save_for_backward(x)
             ctx.keep = keep
-            return np.where(keep, grad, np.zeros((), grad.dtype))
+            return xp.where(keep, grad, xp.zeros((), grad.dtype))
 
         @staticmethod
         def backward(ctx, g):
@@ -106,11 +107,12 @@ class Hardtanh(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, lo, hi):
+        xp = namespace(x)
         if x.dtype == np.bool_:
             raise RuntimeError("Bool inputs not supported for hardtanh")
         ctx.save_for_backward(x)
         ctx.lo, ctx.hi = lo, hi
-        out = np.minimum(np.maximum(x, lo), hi)
+        out = xp.minimum(xp.maximum(x, lo), hi)
         return _back(out, x) if is_inexact_np(x.dtype) else out.astype(x.dtype)
 
     @staticmethod
@@ -128,9 +130,10 @@ class Hardtanh_(Hardtanh):
 
     @staticmethod
     def forward(ctx, x, lo, hi):
+        xp = namespace(x)
         if x.dtype == np.bool_:
             raise RuntimeError("Bool inputs not supported for hardtanh")
-        out = np.minimum(np.maximum(x, lo), hi).astype(x.dtype, copy=False)
+        out = xp.minimum(xp.maximum(x, lo), hi).astype(x.dtype, copy=False)
         ctx.save_for_backward(x)   # the original self (kept as a copy), as PyTorch: writes to the result are fine
         ctx.lo, ctx.hi = lo, hi
         return out
@@ -167,11 +170,12 @@ class LeakyRelu(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, slope):
+        xp = namespace(x)
         _float_only(x, "leaky_relu_cpu")
         ctx.save_for_backward(x)
         ctx.slope = slope
         xw = to_opmath(x)
-        return _back(np.where(xw > 0, xw, xw * slope), x)
+        return _back(xp.where(xw > 0, xw, xw * slope), x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -188,11 +192,12 @@ class LeakyReluBackward(ArrayFunction):
 
     @staticmethod
     def forward(ctx, grad, x, slope):
+        xp = namespace(grad, x)
         ctx.save_for_backward(x)
         ctx.slope = slope
         g = to_opmath(grad)
         with np.errstate(invalid="ignore", over="ignore"):
-            return _back(np.where(to_opmath(x) > 0, g, g * g.dtype.type(slope)), grad)
+            return _back(xp.where(to_opmath(x) > 0, g, g * g.dtype.type(slope)), grad)
 
     @staticmethod
     def backward(ctx, gg):
@@ -202,7 +207,8 @@ class LeakyReluBackward(ArrayFunction):
 
 
 def _leaky_grad(grad, positive, slope):
-    return grad * _const(np.where(positive, 1.0, slope).astype(grad._data.dtype))
+    xp = namespace(grad._data)
+    return grad * _const(xp.where(positive, 1.0, slope).astype(grad._data.dtype))
 
 
 class LeakyRelu_(ArrayFunction):
@@ -212,9 +218,10 @@ class LeakyRelu_(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, slope):
+        xp = namespace(x)
         _float_only(x, "leaky_relu_cpu")
         xw = to_opmath(x)
-        out = _back(np.where(xw > 0, xw, xw * slope), x)
+        out = _back(xp.where(xw > 0, xw, xw * slope), x)
         ctx.save_for_backward(out)
         ctx.slope = slope
         return out
@@ -279,6 +286,7 @@ class EluBackward(ArrayFunction):
 
     @staticmethod
     def forward(ctx, grad, s, alpha, scale, input_scale, is_result):
+        xp = namespace(grad, s)
         ctx.save_for_backward(grad, s)
         ctx.params = (alpha, scale, input_scale, is_result)
         g, v = to_opmath(grad), to_opmath(s)
@@ -286,9 +294,9 @@ class EluBackward(ArrayFunction):
         neg, pos, ins = c(alpha) * c(scale), c(scale), c(input_scale)
         with np.errstate(over="ignore", invalid="ignore"):
             if is_result:
-                out = np.where(v <= 0, g * ins * (v + neg), g * pos)
+                out = xp.where(v <= 0, g * ins * (v + neg), g * pos)
             else:
-                out = np.where(v <= 0, g * ins * neg * np.exp(v * ins), g * pos)
+                out = xp.where(v <= 0, g * ins * neg * xp.exp(v * ins), g * pos)
         return _back(out, grad)
 
     @staticmethod
@@ -308,9 +316,10 @@ class EluBackward(ArrayFunction):
 
 
 def _elu_kernel(x, neg, pos, ins):
+    xp = namespace(x)
     xw = to_opmath(x)
     with np.errstate(over="ignore", invalid="ignore"):
-        return _back(np.where(xw <= 0, np.expm1(xw * ins) * neg, xw * pos), x)
+        return _back(xp.where(xw <= 0, xp.expm1(xw * ins) * neg, xw * pos), x)
 
 
 def _where_const(mask, a, b):
@@ -411,6 +420,7 @@ class Gelu(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, approximate):
+        xp = namespace(x)
         _float_only(x, "GeluKernelImpl")
         ctx.save_for_backward(x)
         ctx.approximate = approximate
@@ -418,13 +428,13 @@ class Gelu(ArrayFunction):
         if approximate == "tanh":
             inner = _GELU_BETA * (xw + _GELU_KAPPA * xw * xw * xw)
             with np.errstate(invalid="ignore"):
-                return _back(0.5 * xw * (1 + np.tanh(inner)), x)
+                return _back(0.5 * xw * (1 + xp.tanh(inner)), x)
         with np.errstate(invalid="ignore"):
             out = xw * 0.5 * (1 + _erf(xw * _SQRT1_2))
         if xw.dtype == np.float32:
             # PyTorch's float kernel (also used by the half types) takes erf from a polynomial that makes
             # NaN at +inf, so gelu(inf) is NaN there; the double kernel's std::erf gives inf
-            out = np.where(xw == np.inf, np.nan, out)
+            out = xp.where(xw == np.inf, np.nan, out)
         return _back(out, x)
 
     @staticmethod
@@ -449,8 +459,9 @@ def gelu(input, *, approximate="none"):
 
 
 def _sigmoid(xw):
-    e = np.exp(-np.abs(xw))
-    return np.where(xw >= 0, 1 / (1 + e), e / (1 + e))
+    xp = namespace(xw)
+    e = xp.exp(-xp.abs(xw))
+    return xp.where(xw >= 0, 1 / (1 + e), e / (1 + e))
 
 
 class Silu(ArrayFunction):
@@ -484,11 +495,12 @@ class Mish(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        xp = namespace(x)
         _float_only(x, "mish_cpu")
         ctx.save_for_backward(x)
         xw = to_opmath(x)
         with np.errstate(over="ignore"):
-            return _back(xw * np.tanh(np.log1p(np.exp(xw))), x)
+            return _back(xw * xp.tanh(xp.log1p(xp.exp(xw))), x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -518,13 +530,14 @@ class Softplus(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, beta, threshold):
+        xp = namespace(x)
         _float_only(x, "softplus_cpu")
         ctx.save_for_backward(x)
         ctx.beta, ctx.threshold = beta, threshold
         xw = to_opmath(x)
         bx = xw * beta
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            return _back(np.where(bx > threshold, xw, np.log1p(np.exp(bx)) / beta), x)
+            return _back(xp.where(bx > threshold, xw, xp.log1p(xp.exp(bx)) / beta), x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -541,12 +554,13 @@ class SoftplusGrad(ArrayFunction):
 
     @staticmethod
     def forward(ctx, grad, x, beta, threshold):
+        xp = namespace(grad, x)
         ctx.save_for_backward(grad, x)
         ctx.beta, ctx.threshold = beta, threshold
         g, bx = to_opmath(grad), to_opmath(x) * beta
         with np.errstate(over="ignore", invalid="ignore"):
-            z = np.exp(bx)
-            return _back(np.where(bx > threshold, g, g * z / (z + 1)), grad)
+            z = xp.exp(bx)
+            return _back(xp.where(bx > threshold, g, g * z / (z + 1)), grad)
 
     @staticmethod
     def backward(ctx, gg):
@@ -584,10 +598,11 @@ class LogSigmoid(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        xp = namespace(x)
         _float_only(x, "log_sigmoid_cpu")
         ctx.save_for_backward(x)
         xw = to_opmath(x)
-        out = _back(np.minimum(xw, 0) - np.log1p(np.exp(-np.abs(xw))), x)
+        out = _back(xp.minimum(xw, 0) - xp.log1p(xp.exp(-xp.abs(xw))), x)
         return in_format(out, "contiguous_format")  # PyTorch's CPU kernel allocates a contiguous result
 
     @staticmethod
@@ -610,10 +625,11 @@ class Hardsigmoid(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        xp = namespace(x)
         _float_only(x, "hardsigmoid_cpu")
         ctx.save_for_backward(x)
         xw = to_opmath(x)
-        return _back(np.minimum(np.maximum(xw + 3, 0), 6) / 6, x)
+        return _back(xp.minimum(xp.maximum(xw + 3, 0), 6) / 6, x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -635,10 +651,11 @@ class Hardswish(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        xp = namespace(x)
         _float_only(x, "hardswish_cpu")
         ctx.save_for_backward(x)
         xw = to_opmath(x)
-        return _back(xw * np.minimum(np.maximum(xw + 3, 0), 6) / 6, x)
+        return _back(xw * xp.minimum(xp.maximum(xw + 3, 0), 6) / 6, x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -669,6 +686,7 @@ class Softshrink(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, lambd):
+        xp = namespace(x)
         _float_only(x, "softshrink_check")
         _check_lambda(x, lambd)
         ctx.save_for_backward(x)
@@ -677,7 +695,7 @@ class Softshrink(ArrayFunction):
         inside = (xw >= -lambd) & (xw <= lambd)  # false for NaN: NaN stays NaN, as in PyTorch
         # inside the band PyTorch returns x * 0, which keeps the sign: -0.5 -> -0.0
         with np.errstate(invalid="ignore"):  # (inf * 0 is computed, then not chosen)
-            return _back(np.where(inside, xw * 0, np.where(xw > lambd, xw - lambd, xw + lambd)), x)
+            return _back(xp.where(inside, xw * 0, xp.where(xw > lambd, xw - lambd, xw + lambd)), x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -698,11 +716,12 @@ class Hardshrink(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, lambd):
+        xp = namespace(x)
         _float_only(x, "hardshrink_cpu")
         ctx.save_for_backward(x)
         ctx.lambd = lambd
         inside = (to_opmath(x) >= -lambd) & (to_opmath(x) <= lambd)  # false for NaN: NaN stays NaN, as in PyTorch
-        return np.where(inside, 0, x).astype(x.dtype, copy=False)
+        return xp.where(inside, 0, x).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -735,7 +754,8 @@ class Threshold(ArrayFunction):
 
 def _threshold_kernel(x, threshold, value):
     # half precision compares in float32, against the threshold unrounded (PyTorch's opmath)
-    out = np.where(to_opmath(x) <= threshold, np.asarray(value).astype(x.dtype) if x.dtype != np.bool_ else bool(value),
+    xp = namespace(x)
+    out = xp.where(to_opmath(x) <= threshold, xp.asarray(value).astype(x.dtype) if x.dtype != np.bool_ else bool(value),
                    x)
     return out.astype(x.dtype, copy=False)
 
@@ -775,9 +795,10 @@ class PreluKernel(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, w):
+        xp = namespace(x, w)
         _float_only(x, "prelu_cpu")
         ctx.save_for_backward(x, w)
-        return np.where(x > 0, x, w * x).astype(x.dtype, copy=False)
+        return xp.where(x > 0, x, w * x).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -799,8 +820,9 @@ class PreluGradInput(ArrayFunction):
 
     @staticmethod
     def forward(ctx, grad, x, w):
+        xp = namespace(grad, x, w)
         ctx.save_for_backward(grad, x, w)
-        return np.where(x > 0, grad, grad * w).astype(grad.dtype, copy=False)
+        return xp.where(x > 0, grad, grad * w).astype(grad.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gg):
@@ -820,8 +842,9 @@ class PreluGradWeight(ArrayFunction):
 
     @staticmethod
     def forward(ctx, grad, x):
+        xp = namespace(grad, x)
         ctx.save_for_backward(grad, x)
-        return np.where(x > 0, np.zeros((), grad.dtype), grad * x).astype(grad.dtype, copy=False)
+        return xp.where(x > 0, xp.zeros((), grad.dtype), grad * x).astype(grad.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gg):
@@ -904,18 +927,23 @@ class RreluWithNoise_(ArrayFunction):
 
 def _rrelu_kernel(x, lower, upper, training, generator):
     """ATen's loop: each element x <= 0 (in memory order) draws r = lower + u (upper - lower), u a double."""
+    xp = namespace(x)
     _float_only(x, "leaky_relu_cpu")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     xw = to_opmath(x)
     if not training:
-        return _back(np.where(xw > 0, xw, xw * ((lower + upper) / 2)), x), None
-    from ..._random import _get_generator
-    gen = _get_generator(generator)
+        return _back(xp.where(xw > 0, xw, xw * ((lower + upper) / 2)), x), None
     neg = (x <= 0).ravel()
     lo, hi = float(xw.dtype.type(lower)), float(xw.dtype.type(upper))   # the bounds in the compute type
-    r = gen._uniform_double(int(neg.sum())) * (hi - lo) + lo
-    noise = np.ones(x.size, dtype=xw.dtype)
+    if type(x) is CPU_ARRAY:
+        from ..._random import _get_generator
+        r = _get_generator(generator)._uniform_double(int(neg.sum())) * (hi - lo) + lo
+    else:   # on a device: the device's generator, drawing there (other numbers than the CPU's, as in PyTorch)
+        from ..._random import _device_generator
+        from ..._device import device_of
+        r = _device_generator(generator, device_of(x)).uniform(int(neg.sum())) * (hi - lo) + lo
+    noise = xp.ones(x.size, dtype=xw.dtype)
     noise[neg] = r.astype(xw.dtype)
     noise = noise.reshape(x.shape)
     return _back(xw * noise, x), noise.astype(x.dtype, copy=False)
@@ -936,10 +964,11 @@ class Glu(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dim):
+        xp = namespace(x)
         _float_only(x, "glu_cpu")
         ctx.save_for_backward(x)
         ctx.dim = dim
-        a, b = np.split(to_opmath(x), 2, axis=dim)
+        a, b = xp.split(to_opmath(x), 2, axis=dim)
         return _back(a * _sigmoid(b), x)
 
     @staticmethod

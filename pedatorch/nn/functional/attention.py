@@ -23,6 +23,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
+from ...backend import namespace
 from ...autograd.grad_mode import _state
 from .dropout import dropout
 from ..._dtype import is_float_np
@@ -33,15 +34,18 @@ _NEG_INF = float("-inf")
 
 
 def _softmax_rows(s):
-    """softmax over the last axis; rows that are all -inf give zeros (numpy)."""
-    m = np.max(s, axis=-1, keepdims=True)
+    """softmax over the last axis; rows that are all -inf give zeros (on a device the dead rows are masked
+    always, without reading back whether there are any)."""
+    xp = namespace(s)
+    m = xp.max(s, axis=-1, keepdims=True)
     dead = m == -np.inf
-    if dead.any():
-        m = np.where(dead, 0, m)
-    e = np.exp(s - m)
-    tot = np.sum(e, axis=-1, keepdims=True)
-    if dead.any():
-        tot = np.where(dead, 1, tot)
+    any_dead = xp is not np or dead.any()
+    if any_dead:
+        m = xp.where(dead, 0, m)
+    e = xp.exp(s - m)
+    tot = xp.sum(e, axis=-1, keepdims=True)
+    if any_dead:
+        tot = xp.where(dead, 1, tot)
     e /= tot
     return e
 
@@ -52,9 +56,10 @@ class SafeSoftmax(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dim):
-        xs = np.moveaxis(x, dim, -1)
-        y = np.moveaxis(_softmax_rows(xs), -1, dim)
-        y = np.ascontiguousarray(y)
+        xp = namespace(x)
+        xs = xp.moveaxis(x, dim, -1)
+        y = xp.moveaxis(_softmax_rows(xs), -1, dim)
+        y = xp.ascontiguousarray(y)
         ctx.dim = dim
         ctx.save_for_backward(y)
         return y
@@ -78,15 +83,16 @@ class ScaledDotProductFlashAttentionForCpu(ArrayFunction):
     @staticmethod
     def forward(ctx, q, k, v, mask, scale, rep):
         k0, v0 = k, v
+        xp = namespace(q)
         if rep > 1:
-            k = np.repeat(k, rep, axis=1)
-            v = np.repeat(v, rep, axis=1)
-        s = np.matmul(q, np.swapaxes(k, -1, -2))
+            k = xp.repeat(k, rep, axis=1)
+            v = xp.repeat(v, rep, axis=1)
+        s = xp.matmul(q, xp.swapaxes(k, -1, -2))
         s *= s.dtype.type(scale)
         if mask is not None:
             s += mask
         p = _softmax_rows(s)
-        out = np.matmul(p, v)
+        out = xp.matmul(p, v)
         ctx.scale, ctx.rep, ctx.mask = scale, rep, mask
         ctx.save_for_backward(q, k0, v0, p)
         return out
@@ -152,7 +158,7 @@ def _flash_ok(query, key, value, attn_mask, dropout_p, enable_gqa):
 
 
 def _bool_to_float(mask, np_dtype):
-    return np.where(mask, np_dtype.type(0), np_dtype.type(-np.inf)).astype(np_dtype)
+    return namespace(mask).where(mask, np_dtype.type(0), np_dtype.type(-np.inf)).astype(np_dtype)
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
@@ -184,7 +190,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             m = attn_mask._data
             mask = _bool_to_float(m, np_dt) if m.dtype == np.bool_ else m
         if is_causal:
-            causal = _bool_to_float(np.tril(np.ones((L, S), dtype=bool)), np_dt)
+            xp = namespace(query._data)
+            causal = _bool_to_float(xp.tril(xp.ones((L, S), dtype=bool)), np_dt)
             mask = causal if mask is None else mask + causal
         rep = query.shape[1] // key.shape[1] if enable_gqa else 1
         return ScaledDotProductFlashAttentionForCpu.apply(query, key, value, mask, float(sc), rep)
@@ -203,7 +210,8 @@ def _sdpa_math(query_, key, value, attn_mask, dropout_p, is_causal, scale, enabl
     query = query_ * (-scaling_factor if negative else scaling_factor)
     if is_causal:
         L, S = query_.shape[-2], key.shape[-2]
-        attn_mask = Tensor._make(_bool_to_float(np.tril(np.ones((L, S), dtype=bool)), np_dt))
+        xp = namespace(query_._data)
+        attn_mask = Tensor._make(_bool_to_float(xp.tril(xp.ones((L, S), dtype=bool)), np_dt))
     elif attn_mask is not None and attn_mask._data.dtype == np.bool_:
         attn_mask = Tensor._make(_bool_to_float(attn_mask._data, np_dt))
     if enable_gqa and query.dim() >= 3:
@@ -455,8 +463,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 
     if add_zero_attn:
         zero_attn_shape = (bsz * num_heads, 1, head_dim)
-        k = cat([k, zeros(zero_attn_shape, dtype=k.dtype)], dim=1)
-        v = cat([v, zeros(zero_attn_shape, dtype=v.dtype)], dim=1)
+        k = cat([k, zeros(zero_attn_shape, dtype=k.dtype, device=k.device)], dim=1)
+        v = cat([v, zeros(zero_attn_shape, dtype=v.dtype, device=v.device)], dim=1)
         if attn_mask is not None:
             attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:

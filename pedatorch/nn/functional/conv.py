@@ -6,7 +6,7 @@ A convolution is one matrix product on a rearranged copy of the input (*im2col*)
     out[n, o, (oh, ow)]          = sum_{(c,i,j)} weight[o, (c, i, j)] * cols[n, (c, i, j), (oh, ow)]
 
 ``cols`` is a strided *view* of the padded input (``np.lib.stride_tricks.as_strided``: no data is
-moved until the one copy that makes it contiguous), followed by ONE ``np.matmul``.  Groups are a
+moved until the one copy that makes it contiguous), followed by ONE ``xp.matmul``.  Groups are a
 reshape of the channel axis into (groups, channels per group), so they are a batch dim of that same
 matmul, not a Python loop.
 
@@ -36,14 +36,14 @@ import numbers
 import warnings
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
-from ..._layout import suggested_format, in_format, conv_result
+from ..._layout import conv_result
 
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
+from ...backend import namespace, as_strided
 from ...ops._util import shape_str
-from ...ops.linalg import _product  # np.matmul with PyTorch's float16/bfloat16 precision (and dtype)
+from ...ops.linalg import _product  # xp.matmul with PyTorch's float16/bfloat16 precision (and dtype)
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "unfold", "fold"]
@@ -116,21 +116,23 @@ def _pad_to(x, g, lead, value=0):
     if not any(g.lo) and not any(g.hi):
         return x
     d = len(g.k)
+    xp = namespace(x)
     shape = x.shape[:lead] + g.padded + x.shape[lead + d:]
-    out = np.full(shape, value, dtype=x.dtype) if value else np.zeros(shape, dtype=x.dtype)
+    out = xp.full(shape, value, dtype=x.dtype) if value else xp.zeros(shape, dtype=x.dtype)
     out[(slice(None),) * lead + tuple(slice(a, a + n) for a, n in zip(g.lo, g.insp))] = x
     return out
 
 
-def _windows(xp, g, lead):
-    """The strided view (lead, *k, *out, rest) of padded ``xp`` (lead, *padded, rest): no copy."""
+def _windows(xpad, g, lead):
+    """The strided view (lead, *k, *out, rest) of padded ``xpad`` (lead, *padded, rest): no copy (read only:
+    nothing writes into these views)."""
     d = len(g.k)
-    st = xp.strides
+    st = xpad.strides
     sp = st[lead:lead + d]
-    shape = xp.shape[:lead] + tuple(g.k) + tuple(g.outsp) + xp.shape[lead + d:]
+    shape = xpad.shape[:lead] + tuple(g.k) + tuple(g.outsp) + xpad.shape[lead + d:]
     strides = (st[:lead] + tuple(s * dl for s, dl in zip(sp, g.dil)) + tuple(s * sd for s, sd in zip(sp, g.stride))
                + st[lead + d:])
-    return as_strided(xp, shape, strides, writeable=False)
+    return as_strided(xpad, shape, strides)
 
 
 def _group_shape(g, rows, cols, batch=None):
@@ -147,21 +149,23 @@ def _im2col(x, g, layout):
     * "last":  ([G,] Cg*K, L*N), batch innermost: ONE product for the whole batch (small images).
     """
     n, c = x.shape[:2]
+    xp = namespace(x)
     kk, cg, ll = _prod(g.k), c // g.groups, _prod(g.outsp)
     if layout == "last":
-        xt = np.moveaxis(x, 0, -1)                      # (C, *sp, N): a view, made contiguous by the padding
-        xp = _pad_to(xt, g, 1) if any(g.lo) or any(g.hi) else np.ascontiguousarray(xt)
-        cols = np.ascontiguousarray(_windows(xp, g, 1))  # (C, *k, *out, N)
+        xt = xp.moveaxis(x, 0, -1)                      # (C, *sp, N): a view, made contiguous by the padding
+        xpad = _pad_to(xt, g, 1) if any(g.lo) or any(g.hi) else xp.ascontiguousarray(xt)
+        cols = xp.ascontiguousarray(_windows(xpad, g, 1))  # (C, *k, *out, N)
         return cols.reshape(_group_shape(g, cg * kk, ll * n))
-    cols = np.ascontiguousarray(_windows(_pad_to(x, g, 2), g, 2))   # (N, C, *k, *out)
+    cols = xp.ascontiguousarray(_windows(_pad_to(x, g, 2), g, 2))   # (N, C, *k, *out)
     return cols.reshape(_group_shape(g, cg * kk, ll, n))
 
 
 def _col2im(gcols, g, n, c, dtype, layout):
     """Add every kernel offset's slice of ``gcols`` back into the (cropped) input: the adjoint of im2col."""
+    xp = namespace(gcols)
     if layout == "flat":
         gcols = gcols.reshape(n, c, _prod(g.k), _prod(g.wide()))
-        acc = np.zeros((n, c, _prod(g.padded)), dtype=dtype)
+        acc = xp.zeros((n, c, _prod(g.padded)), dtype=dtype)
         span = g.span()
         for i, start in enumerate(g.offset_starts()):
             acc[:, :, start:start + span] += gcols[:, :, i, :span]
@@ -170,11 +174,11 @@ def _col2im(gcols, g, n, c, dtype, layout):
     else:
         if layout == "last":
             gcols = gcols.reshape((c,) + tuple(g.k) + tuple(g.outsp) + (n,))
-            acc = np.zeros((c,) + g.padded + (n,), dtype=dtype)
+            acc = xp.zeros((c,) + g.padded + (n,), dtype=dtype)
             lead = 1
         else:
             gcols = gcols.reshape((n, c) + tuple(g.k) + tuple(g.outsp))
-            acc = np.zeros((n, c) + g.padded, dtype=dtype)
+            acc = xp.zeros((n, c) + g.padded, dtype=dtype)
             lead = 2
         head = (slice(None),) * lead
         for off, sl in g.offsets():
@@ -182,8 +186,8 @@ def _col2im(gcols, g, n, c, dtype, layout):
     if any(g.lo) or any(g.hi):
         acc = acc[(slice(None),) * lead + tuple(slice(a, a + m) for a, m in zip(g.lo, g.insp))]
     if layout == "last":
-        acc = np.moveaxis(acc, -1, 0)
-    return np.ascontiguousarray(acc)
+        acc = xp.moveaxis(acc, -1, 0)
+    return xp.ascontiguousarray(acc)
 
 
 def _weight_matrix(w, g):
@@ -194,48 +198,53 @@ def _weight_matrix(w, g):
 def _conv_forward(x, w, g, layout=None):
     """out = W @ im2col(x): (N, O, *out), and the cols (kept for the weight gradient)."""
     layout = layout or g.layout
+    xp = namespace(x)
     n = x.shape[0]
     o = w.shape[0]
     cols = _im2col(x, g, layout)
-    out = _product(np.matmul, _weight_matrix(w, g), cols)     # last: ([G,] Og, L*N); first: (N, [G,] Og, L)
+    out = _product(xp.matmul, _weight_matrix(w, g), cols)     # last: ([G,] Og, L*N); first: (N, [G,] Og, L)
     if layout == "last":
-        out = np.moveaxis(out.reshape((o,) + tuple(g.outsp) + (n,)), -1, 0)
-        return np.ascontiguousarray(out), cols
+        out = xp.moveaxis(out.reshape((o,) + tuple(g.outsp) + (n,)), -1, 0)
+        return xp.ascontiguousarray(out), cols
     return out.reshape((n, o) + tuple(g.outsp)), cols
 
 
 def _grad_matrix(gy, g, layout):
     """grad (N, O, *out) in the layout of the cols: ([G,] Og, L*N) or (N, [G,] Og, L)."""
     n, o = gy.shape[:2]
+    xp = namespace(gy)
     og = o // g.groups
     if layout == "last":
-        return np.ascontiguousarray(np.moveaxis(gy, 0, -1)).reshape(_group_shape(g, og, _prod(g.outsp) * n))
+        return xp.ascontiguousarray(xp.moveaxis(gy, 0, -1)).reshape(_group_shape(g, og, _prod(g.outsp) * n))
     if layout == "flat":   # zeros at the wide positions: they add nothing
-        wide = np.zeros((n, o) + g.wide(), dtype=gy.dtype)
+        wide = xp.zeros((n, o) + g.wide(), dtype=gy.dtype)
         wide[(slice(None), slice(None)) + tuple(slice(0, m) for m in g.outsp)] = gy
         return wide.reshape(_group_shape(g, og, _prod(g.wide()), n))
     return gy.reshape(_group_shape(g, og, _prod(g.outsp), n))
 
 
 def _input_grad(gy, w, g, layout=None):
-    """dx = col2im(W^T @ grad): (N, C, *in).  Also the forward of a transposed convolution."""
+    """dx = col2im(W^T @ grad): (N, C, *in).  Also the forward of a transposed convolution.
+    (The finiteness check of W reads one bool from the device: a sync, once per call.)"""
     layout = layout or g.layout
-    if layout == "first" and len(g.k) > 1 and all(s == 1 for s in g.stride) and np.isfinite(w).all():
+    xp = namespace(gy, w)
+    if layout == "first" and len(g.k) > 1 and all(s == 1 for s in g.stride) and xp.isfinite(w).all():
         layout = "flat"           # (W^T @ 0 at the wide positions must be 0: W finite)
     n = gy.shape[0]
     c = w.shape[1] * g.groups
-    gcols = _product(np.matmul, np.swapaxes(_weight_matrix(w, g), -1, -2), _grad_matrix(gy, g, layout))
+    gcols = _product(xp.matmul, xp.swapaxes(_weight_matrix(w, g), -1, -2), _grad_matrix(gy, g, layout))
     return _col2im(gcols, g, n, c, np.result_type(gy, w), layout)
 
 
 def _weight_grad(x, gy, g, w_shape, cols=None, layout=None):
     """dW = grad @ im2col(x)^T, summed over the batch: (O, Cg, *k)."""
     layout = layout or g.layout
+    xp = namespace(gy)
     if cols is None:
         cols = _im2col(x, g, layout)
-    gw = _product(np.matmul, _grad_matrix(gy, g, layout), np.swapaxes(cols, -1, -2))
+    gw = _product(xp.matmul, _grad_matrix(gy, g, layout), xp.swapaxes(cols, -1, -2))
     if layout != "last":
-        gw = gw.sum(0) if gw.shape[0] else np.zeros(w_shape, dtype=gw.dtype)
+        gw = gw.sum(0) if gw.shape[0] else xp.zeros(w_shape, dtype=gw.dtype)
     return gw.reshape(w_shape)
 
 
@@ -586,7 +595,7 @@ class Im2Col(ArrayFunction):
         unbatched = x.ndim == 3
         xb = x[None] if unbatched else x
         n, c = xb.shape[:2]
-        cols = np.ascontiguousarray(_windows(_pad_to(xb, g, 2), g, 2)).reshape(n, c * _prod(g.k), _prod(g.outsp))
+        cols = namespace(x).ascontiguousarray(_windows(_pad_to(xb, g, 2), g, 2)).reshape(n, c * _prod(g.k), _prod(g.outsp))
         return cols[0] if unbatched else cols
 
     @staticmethod

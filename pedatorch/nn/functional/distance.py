@@ -14,6 +14,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
+from ...backend import namespace
 from ...autograd.grad_mode import no_grad
 from ...ops._util import _type_word, broadcast_shapes_or_raise
 from ...ops.creation import zeros_like
@@ -57,16 +58,17 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 # ====================================================================== pdist / cdist
 
 def _pnorm(diff, p):
-    """||diff||_p over the last axis (numpy)."""
-    a = np.abs(diff)
+    """||diff||_p over the last axis (arrays)."""
+    xp = namespace(diff)
+    a = xp.abs(diff)
     if p == 0:
-        return np.count_nonzero(diff, axis=-1).astype(diff.dtype)
+        return xp.count_nonzero(diff, axis=-1).astype(diff.dtype)
     if p == 1:
         return a.sum(-1)
     if p == 2:
-        return np.sqrt(np.einsum("...i,...i->...", diff, diff))
+        return xp.sqrt(xp.einsum("...i,...i->...", diff, diff))
     if p == float("inf"):
-        return a.max(-1) if diff.shape[-1] else np.zeros(diff.shape[:-1], diff.dtype)
+        return a.max(-1) if diff.shape[-1] else xp.zeros(diff.shape[:-1], diff.dtype)
     return (a ** p).sum(-1) ** (1.0 / p)
 
 
@@ -98,7 +100,7 @@ class Pdist(ArrayFunction):
     @staticmethod
     def forward(ctx, x, p):
         n = x.shape[0]
-        i, j = np.triu_indices(n, 1)
+        i, j = namespace(x).triu_indices(n, 1)
         out = _pnorm(x[i] - x[j], p).astype(x.dtype, copy=False)
         ctx.p, ctx.i, ctx.j = p, i, j
         ctx.save_for_backward(x, out)

@@ -30,9 +30,9 @@ def _empty_like_layout(input):
     shape, strides = input.shape, input.stride()
     n = len(shape)
     if n < 2 or input.is_contiguous():
-        return empty(shape, dtype=input.dtype)
+        return empty(shape, dtype=input.dtype, device=input.device)
     order = sorted(range(n), key=lambda d: (-strides[d], d))   # outermost memory dim first
-    t = empty([shape[d] for d in order], dtype=input.dtype)
+    t = empty([shape[d] for d in order], dtype=input.dtype, device=input.device)
     inverse = [0] * n
     for i, d in enumerate(order):
         inverse[d] = i
@@ -43,7 +43,7 @@ def _feature_noise(input):
     if input.dim() < 2:
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     sizes = [input.shape[0], input.shape[1]] + [1] * (input.dim() - 2)
-    return empty(sizes, dtype=input.dtype)
+    return empty(sizes, dtype=input.dtype, device=input.device)
 
 
 def _multiply(input, other, inplace):
@@ -56,7 +56,7 @@ def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
     if p == 0 or not train or input.numel() == 0:
         return input
     if p == 1:
-        return _multiply(input, zeros((), dtype=input.dtype), inplace)
+        return _multiply(input, zeros((), dtype=input.dtype, device=input.device), inplace)
     noise = _feature_noise(input) if feature else _empty_like_layout(input)
     noise.bernoulli_(1 - p)
     if alpha:

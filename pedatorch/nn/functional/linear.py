@@ -11,6 +11,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
+from ...backend import namespace
 
 __all__ = ["linear", "bilinear"]
 
@@ -54,8 +55,9 @@ class Trilinear(ArrayFunction):
     @staticmethod
     def forward(ctx, x1, w, x2):
         ctx.save_for_backward(x1, w, x2)
-        out = np.einsum("bi,oij,bj->bo", x1, w, x2, optimize=True)
-        return np.asarray(out).astype(np.result_type(x1, w, x2), copy=False)
+        xp = namespace(x1)
+        out = xp.einsum("bi,oij,bj->bo", x1, w, x2, optimize=True)
+        return xp.asarray(out).astype(np.result_type(x1, w, x2), copy=False)
 
     @staticmethod
     def backward(ctx, grad):

@@ -21,6 +21,7 @@ import numpy as np
 import pedatorch
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
+from ...backend import namespace, scatter_add, to_host
 from ...autograd.grad_mode import _state
 from ...ops._util import promote, to_float, _type_word, shape_str, broadcast_shapes_or_raise, result_np_dtype
 from ..._dtype import is_float_np, to_opmath
@@ -83,13 +84,14 @@ def _apply_loss_reduction(loss, reduction):
 
 def _reduce_array(loss, reduction):
     """The numpy side of a one-node loss: mean (nan when empty, as PyTorch) or sum, in the loss dtype."""
+    xp = namespace(loss)
     if reduction == "none":
         return loss
     with np.errstate(invalid="ignore", divide="ignore"):
-        s = np.sum(loss)
+        s = xp.sum(loss)
         if reduction == "mean":
             s = s / loss.size if loss.size else np.nan
-    return np.asarray(s, dtype=loss.dtype)
+    return xp.asarray(s, dtype=loss.dtype)
 
 
 def _norm_factor(ctx):
@@ -182,10 +184,11 @@ class _DivScalar(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, s):
+        xp = namespace(x)
         ctx.s = s
         x = to_float(x)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(x / s, dtype=x.dtype)
+            return xp.asarray(x / s, dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -204,22 +207,23 @@ class _Norm(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, p, dim, keepdim):
+        xp = namespace(x)
         xf = to_float(x)
-        a = np.abs(xf)
+        a = xp.abs(xf)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if p == 2:
-                out = np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
+                out = xp.sqrt(xp.sum(a * a, axis=dim, keepdims=keepdim))
             elif p == 1:
-                out = np.sum(a, axis=dim, keepdims=keepdim)
+                out = xp.sum(a, axis=dim, keepdims=keepdim)
             elif p == math.inf:
-                out = np.max(a, axis=dim, keepdims=keepdim)
+                out = xp.max(a, axis=dim, keepdims=keepdim)
             elif p == -math.inf:
-                out = np.min(a, axis=dim, keepdims=keepdim)
+                out = xp.min(a, axis=dim, keepdims=keepdim)
             elif p == 0:
-                out = np.sum(a != 0, axis=dim, keepdims=keepdim)
+                out = xp.sum(a != 0, axis=dim, keepdims=keepdim)
             else:
-                out = np.power(np.sum(np.power(a, p), axis=dim, keepdims=keepdim), 1.0 / p)
-        out = np.asarray(out, dtype=a.dtype)
+                out = xp.power(xp.sum(xp.power(a, p), axis=dim, keepdims=keepdim), 1.0 / p)
+        out = xp.asarray(out, dtype=a.dtype)
         ctx.save_for_backward(x, out)
         ctx.p, ctx.dim, ctx.keepdim = p, dim, keepdim
         return out
@@ -242,7 +246,8 @@ def _pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 def _log_sigmoid_array(x):
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), without overflow (ATen's CPU kernel)."""
-    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+    xp = namespace(x)
+    return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
 
 
 class _LogSigmoid(ArrayFunction):
@@ -251,10 +256,11 @@ class _LogSigmoid(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        xp = namespace(x)
         if not _is_float(x.dtype):
             raise _not_implemented("log_sigmoid_cpu", x.dtype)
         ctx.save_for_backward(x)
-        return np.asarray(_log_sigmoid_array(x), dtype=x.dtype)
+        return xp.asarray(_log_sigmoid_array(x), dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -291,13 +297,14 @@ class SmoothL1Loss(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, y, reduction, beta):
+        xp = namespace(x)
         a, b = promote(x, y)
         if not _is_float(a.dtype):
             raise _not_implemented("smooth_l1_cpu", a.dtype)
         ctx.save_for_backward(x, y)
         ctx.reduction, ctx.numel, ctx.beta = reduction, a.size, beta
-        z = np.abs(a - b)
-        loss = np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(a.dtype, copy=False)
+        z = xp.abs(a - b)
+        loss = xp.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(a.dtype, copy=False)
         return _reduce_array(loss, reduction)
 
     @staticmethod
@@ -312,13 +319,14 @@ class HuberLoss(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, y, reduction, delta):
+        xp = namespace(x)
         a, b = promote(x, y)
         if not _is_float(a.dtype):
             raise _not_implemented("huber_cpu", a.dtype)
         ctx.save_for_backward(x, y)
         ctx.reduction, ctx.numel, ctx.delta = reduction, a.size, delta
-        z = np.abs(a - b)
-        loss = np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(x.dtype)  # empty_like(input)
+        z = xp.abs(a - b)
+        loss = xp.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(x.dtype)  # empty_like(input)
         return _reduce_array(loss, reduction)
 
     @staticmethod
@@ -347,12 +355,13 @@ class _ClampedLossBackward(ArrayFunction):
 
     @staticmethod
     def forward(ctx, grad, x, y, reduction, limit, scale, numel):
+        xp = namespace(grad)
         ctx.save_for_backward(grad, x, y)
         ctx.reduction, ctx.limit, ctx.scale, ctx.numel = reduction, limit, scale, numel
         a, b = promote(x, y)
         with np.errstate(invalid="ignore"):
-            out = np.clip(to_opmath(a) - to_opmath(b), -limit, limit) * scale * (to_opmath(grad) * _norm_factor(ctx))
-        return np.asarray(out).astype(a.dtype, copy=False)
+            out = xp.clip(to_opmath(a) - to_opmath(b), -limit, limit) * scale * (to_opmath(grad) * _norm_factor(ctx))
+        return xp.asarray(out).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gg):
@@ -472,6 +481,7 @@ class NllLoss(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, target, weight, reduction, ignore_index):
+        xp = namespace(x)
         one = x.ndim == 1                          # (C,) with target () or (1,)
         xb = x[None] if one else x                 # (N, C, *rest)
         t = (target.reshape(1) if one else target).astype(np.int64)
@@ -480,23 +490,23 @@ class NllLoss(ArrayFunction):
         bad = valid & ((t < 0) | (t >= C))
         if bad.any():
             raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
-        tc = np.where(valid, t, 0)
-        picked = np.take_along_axis(xb, tc[:, None], axis=1)[:, 0]
+        tc = xp.where(valid, t, 0)
+        picked = xp.take_along_axis(xb, tc[:, None], axis=1)[:, 0]
         if weight is not None:
-            w = np.where(valid, weight.reshape(-1)[tc], 0).astype(x.dtype)
+            w = xp.where(valid, weight.reshape(-1)[tc], 0).astype(x.dtype)
         else:
             w = valid.astype(x.dtype)
         with np.errstate(invalid="ignore"):
-            loss = np.where(valid, -(picked * w), 0).astype(x.dtype)
+            loss = xp.where(valid, -(picked * w), 0).astype(x.dtype)
         if reduction == "none":
             out = loss[0] if one else loss
             total = None
         else:
-            total = np.sum(w, dtype=x.dtype)
+            total = xp.sum(w, dtype=x.dtype)
             out = _reduce_array(loss, "sum")
             if reduction == "mean":
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    out = np.asarray(out / total, dtype=x.dtype)
+                    out = xp.asarray(out / total, dtype=x.dtype)
         ctx.save_for_backward(x)
         ctx.one, ctx.shape, ctx.reduction = one, xb.shape, reduction
         ctx.tc, ctx.valid, ctx.w, ctx.total = tc, valid, w, total
@@ -523,11 +533,12 @@ class NllLossBackward(ArrayFunction):
 
     @staticmethod
     def forward(ctx, grad, x, tc, vals, valid, shape, per_item, one):
+        xp = namespace(grad)
         ctx.tc, ctx.vals, ctx.valid, ctx.per_item, ctx.one = tc, vals, valid, per_item, one
         with np.errstate(invalid="ignore"):
-            picked = np.where(valid, vals * grad, np.zeros((), vals.dtype))   # (N, *rest)
-        out = np.zeros(shape, vals.dtype)
-        np.put_along_axis(out, tc[:, None], picked[:, None], axis=1)
+            picked = xp.where(valid, vals * grad, xp.zeros((), vals.dtype))   # (N, *rest)
+        out = xp.zeros(shape, vals.dtype)
+        xp.put_along_axis(out, tc[:, None], picked[:, None], axis=1)
         return out[0] if one else out
 
     @staticmethod
@@ -737,16 +748,17 @@ class BinaryCrossEntropy(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, y, weight, reduction):
+        xp = namespace(x)
         if y.dtype != x.dtype:
             raise RuntimeError(f"Found dtype {_type_word(y.dtype)} but expected {_type_word(x.dtype)}")
         if not _is_float(x.dtype):
             raise _not_implemented("binary_cross_entropy", x.dtype)
-        if not np.all((x >= 0) & (x <= 1)):
+        if not xp.all((x >= 0) & (x <= 1)):
             raise RuntimeError("all elements of input should be between 0 and 1")
-        if not np.all((y >= 0) & (y <= 1)):
+        if not xp.all((y >= 0) & (y <= 1)):
             raise RuntimeError("all elements of target should be between 0 and 1")
         with np.errstate(divide="ignore", invalid="ignore"):
-            loss = ((y - 1) * np.maximum(np.log(1 - x), -100) - y * np.maximum(np.log(x), -100)).astype(x.dtype)
+            loss = ((y - 1) * xp.maximum(xp.log(1 - x), -100) - y * xp.maximum(xp.log(x), -100)).astype(x.dtype)
         if weight is not None:
             if weight.shape != x.shape:
                 raise RuntimeError(f"output with shape {shape_str(x.shape)} doesn't match the broadcast shape "
@@ -787,9 +799,10 @@ class BinaryCrossEntropyWithLogits(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, y, weight, pos_weight, reduction):
+        xp = namespace(x)
         if not _is_float(x.dtype):
             raise _not_implemented("log_sigmoid_cpu", x.dtype)
-        ls = np.asarray(_log_sigmoid_array(x), dtype=x.dtype)
+        ls = xp.asarray(_log_sigmoid_array(x), dtype=x.dtype)
         if pos_weight is not None:
             log_weight = (pos_weight - 1) * y + 1
             if log_weight.shape != ls.shape:
@@ -984,6 +997,7 @@ class SoftMarginLoss(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, y, reduction):
+        xp = namespace(x)
         if not _is_float(x.dtype):
             raise RuntimeError(f"result type {_type_word(to_float(x).dtype)} can't be cast to "
                                f"the desired output type {_type_word(x.dtype)}")
@@ -994,7 +1008,7 @@ class SoftMarginLoss(ArrayFunction):
         with np.errstate(over="ignore", invalid="ignore"):
             z = (-x * y).astype(x.dtype)
             # PyTorch's neg, mul, exp_, log1p_: log1p keeps the tiny losses that log(1 + e) rounds to 0
-            out = np.log1p(np.exp(z)).astype(x.dtype)
+            out = xp.log1p(xp.exp(z)).astype(x.dtype)
         ctx.save_for_backward(x, y)
         ctx.reduction, ctx.numel = reduction, x.size
         return _reduce_array(out, reduction)
@@ -1049,6 +1063,7 @@ class MultiMarginLoss(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, target, p, margin, weight, reduction):
+        xp = namespace(x)
         nframe, dim = _margin_shape(x)
         if not (target.ndim <= 1 and target.size == nframe):
             raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of "
@@ -1063,35 +1078,36 @@ class MultiMarginLoss(ArrayFunction):
         if weight is not None and weight.dtype != x.dtype:
             raise RuntimeError(f"expected scalar type {_type_word(x.dtype)} but found {_type_word(weight.dtype)}")
         t = target.reshape(nframe)
-        if np.any((t < 0) | (t >= dim)):
+        if xp.any((t < 0) | (t >= dim)):
             raise RuntimeError("target out of range")
         X = x.reshape(nframe, dim)
-        rows = np.arange(nframe)
+        rows = xp.arange(nframe)
         z = margin - X[rows, t][:, None] + X
         mask = z > 0
         mask[rows, t] = False
-        h = np.where(mask, z if p == 1 else z * z, 0)
+        h = xp.where(mask, z if p == 1 else z * z, 0)
         wt = weight.reshape(dim)[t][:, None] if weight is not None else None
         if wt is not None:
             h = h * wt
-        loss = (np.sum(h, axis=1) / dim).astype(x.dtype)
+        loss = (xp.sum(h, axis=1) / dim).astype(x.dtype)
         ctx.save_for_backward(x)
         ctx.t, ctx.mask, ctx.wt, ctx.p, ctx.margin, ctx.reduction = t, mask, wt, p, margin, reduction
         ctx.nframe, ctx.dim = nframe, dim
         if reduction == "none":
             return loss if target.ndim > 0 else loss.reshape(())
         with np.errstate(invalid="ignore", divide="ignore"):
-            s = np.sum(loss)
-            return np.asarray(s / nframe if reduction == "mean" else s, dtype=x.dtype)
+            s = xp.sum(loss)
+            return xp.asarray(s / nframe if reduction == "mean" else s, dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
         dt = x._data.dtype
+        xp = namespace(x._data)
         nframe, dim = ctx.nframe, ctx.dim
         g = 1.0 / (nframe * dim) if ctx.reduction == "mean" else 1.0 / dim
-        onehot = np.zeros((nframe, dim), dt)
-        onehot[np.arange(nframe), ctx.t] = 1
+        onehot = xp.zeros((nframe, dim), dt)
+        onehot[xp.arange(nframe), ctx.t] = 1
         if ctx.p == 1:
             h = _make((ctx.mask * g).astype(dt))
         else:
@@ -1125,6 +1141,7 @@ class MultilabelMarginLoss(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, target, reduction):
+        xp = namespace(x)
         nframe, dim = _margin_shape(x)
         if x.ndim <= 1:
             ok = target.ndim <= 1 and target.size == dim
@@ -1141,28 +1158,28 @@ class MultilabelMarginLoss(ArrayFunction):
             raise RuntimeError("argument #2 'target' is out of range")
         X = x.reshape(nframe, dim)
         T = target.reshape(nframe, dim)
-        valid = np.cumprod(T >= 0, axis=1).astype(bool)       # the targets before the first -1
-        Tc = np.where(valid, T, 0)
-        rows = np.broadcast_to(np.arange(nframe)[:, None], T.shape)
-        is_target = np.zeros((nframe, dim), bool)
+        valid = xp.cumprod(T >= 0, axis=1).astype(bool)       # the targets before the first -1
+        Tc = xp.where(valid, T, 0)
+        rows = xp.broadcast_to(xp.arange(nframe)[:, None], T.shape)
+        is_target = xp.zeros((nframe, dim), bool)
         is_target[rows[valid], Tc[valid]] = True
-        xt = np.take_along_axis(X, Tc, axis=1)
+        xt = xp.take_along_axis(X, Tc, axis=1)
         z = 1 - xt[:, :, None] + X[:, None, :]                  # (frame, target j, class k)
         M = valid[:, :, None] & ~is_target[:, None, :] & (z > 0)
-        loss = (np.sum(np.where(M, z, 0), axis=(1, 2)) / dim).astype(x.dtype)
+        loss = (xp.sum(xp.where(M, z, 0), axis=(1, 2)) / dim).astype(x.dtype)
         ctx.M, ctx.rows, ctx.valid, ctx.Tc = M, rows, valid, Tc
         ctx.shape, ctx.nframe, ctx.dim, ctx.reduction, ctx.dtype = x.shape, nframe, dim, reduction, x.dtype
         if reduction == "none":
             return loss if x.ndim == 2 else loss.reshape(())
         with np.errstate(invalid="ignore", divide="ignore"):
-            s = np.sum(loss)
-            return np.asarray(s / nframe if reduction == "mean" else s, dtype=x.dtype)
+            s = xp.sum(loss)
+            return xp.asarray(s / nframe if reduction == "mean" else s, dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
         M = ctx.M
         coef = M.sum(axis=1).astype(np.float64)
-        np.add.at(coef, (ctx.rows[ctx.valid], ctx.Tc[ctx.valid]), -M.sum(axis=2)[ctx.valid])
+        scatter_add(coef, (ctx.rows[ctx.valid], ctx.Tc[ctx.valid]), -M.sum(axis=2)[ctx.valid])
         g = 1.0 / (ctx.nframe * ctx.dim) if ctx.reduction == "mean" else 1.0 / ctx.dim
         gx = _make((coef * g).astype(ctx.dtype))
         gx = gx * (grad.reshape(ctx.nframe, 1) if ctx.reduction == "none" else grad)
@@ -1225,14 +1242,16 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 
 def _logsumexp3(a, b, c):
     """log(e^a + e^b + e^c), stable, with PyTorch's CTC convention (a max of -inf counts as 0)."""
-    m = np.maximum(np.maximum(a, b), c)
-    m = np.where(m == -np.inf, 0, m)
-    return np.log(np.exp(a - m) + np.exp(b - m) + np.exp(c - m)) + m
+    xp = namespace(a)
+    m = xp.maximum(xp.maximum(a, b), c)
+    m = xp.where(m == -np.inf, 0, m)
+    return xp.log(xp.exp(a - m) + xp.exp(b - m) + xp.exp(c - m)) + m
 
 
 def _shift(a, k, fill=-np.inf):
     """a[:, s - k] (k > 0: from the left) or a[:, s + |k|] (k < 0), padded with -inf."""
-    out = np.full_like(a, fill)
+    xp = namespace(a)
+    out = xp.full_like(a, fill)
     if k > 0:
         out[:, k:] = a[:, :-k]
     else:
@@ -1251,34 +1270,35 @@ class CtcLoss(ArrayFunction):
 
     @staticmethod
     def forward(ctx, lp, tgt, il, tl, blank, zero_infinity):
+        xp = namespace(lp)
         T, B, C = lp.shape
         Sp = tgt.shape[1] * 2 + 1
-        tp = np.full((B, Sp), blank, np.int64)
+        tp = xp.full((B, Sp), blank, np.int64)
         tp[:, 1::2] = tgt
-        lpg = np.take_along_axis(lp, np.broadcast_to(tp[None], (T, B, Sp)), axis=2)  # lp[t, b, l'_s]
-        s = np.arange(Sp)
+        lpg = xp.take_along_axis(lp, xp.broadcast_to(tp[None], (T, B, Sp)), axis=2)  # lp[t, b, l'_s]
+        s = xp.arange(Sp)
         svalid = s[None] <= 2 * tl[:, None]
-        skip = np.zeros((B, Sp), bool)
+        skip = xp.zeros((B, Sp), bool)
         skip[:, 2:] = tp[:, 2:] != tp[:, :-2]
-        la = np.full((T, B, Sp), -np.inf, lp.dtype)
+        la = xp.full((T, B, Sp), -np.inf, lp.dtype)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if T > 0:
                 la[0, :, 0] = lpg[0, :, 0]
                 if Sp > 1:
-                    la[0, :, 1] = np.where(tl > 0, lpg[0, :, 1], -np.inf)
+                    la[0, :, 1] = xp.where(tl > 0, lpg[0, :, 1], -np.inf)
             for t in range(1, T):
                 prev = la[t - 1]
-                new = _logsumexp3(prev, _shift(prev, 1), np.where(skip, _shift(prev, 2), -np.inf)) + lpg[t]
-                la[t] = np.where(svalid & (t < il)[:, None], new, -np.inf)
-            rows = np.arange(B)
-            last = np.maximum(il - 1, 0)
+                new = _logsumexp3(prev, _shift(prev, 1), xp.where(skip, _shift(prev, 2), -np.inf)) + lpg[t]
+                la[t] = xp.where(svalid & (t < il)[:, None], new, -np.inf)
+            rows = xp.arange(B)
+            last = xp.maximum(il - 1, 0)
             l1 = la[last, rows, 2 * tl]
-            l2 = np.where(tl > 0, la[last, rows, np.maximum(2 * tl - 1, 0)], -np.inf)
-            m = np.maximum(l1, l2)
-            m = np.where(m == -np.inf, 0, m)
-            ll = np.where(tl > 0, np.log(np.exp(l1 - m) + np.exp(l2 - m)) + m, l1)
-            ll = np.where(il == 0, np.where(tl == 0, 0, -np.inf), ll)
-        nll = np.asarray(-ll, dtype=lp.dtype)
+            l2 = xp.where(tl > 0, la[last, rows, xp.maximum(2 * tl - 1, 0)], -np.inf)
+            m = xp.maximum(l1, l2)
+            m = xp.where(m == -np.inf, 0, m)
+            ll = xp.where(tl > 0, xp.log(xp.exp(l1 - m) + xp.exp(l2 - m)) + m, l1)
+            ll = xp.where(il == 0, xp.where(tl == 0, 0, -np.inf), ll)
+        nll = xp.asarray(-ll, dtype=lp.dtype)
         ctx.save_for_backward(lp)
         ctx.la, ctx.lpg, ctx.tp, ctx.il, ctx.tl, ctx.nll = la, lpg, tp, il, tl, nll
         ctx.svalid, ctx.zero_infinity = svalid, zero_infinity
@@ -1288,49 +1308,53 @@ class CtcLoss(ArrayFunction):
     def backward(ctx, grad):
         lp_t, = ctx.saved_tensors
         lp = lp_t._data
+        xp = namespace(lp)
         T, B, C = lp.shape
         la, lpg, tp, il, tl, nll = ctx.la, ctx.lpg, ctx.tp, ctx.il, ctx.tl, ctx.nll
         Sp = tp.shape[1]
-        s = np.arange(Sp)[None]
-        rows = np.arange(B)
-        skip_next = np.zeros((B, Sp), bool)
+        s = xp.arange(Sp)[None]
+        rows = xp.arange(B)
+        skip_next = xp.zeros((B, Sp), bool)
         skip_next[:, :-2] = tp[:, :-2] != tp[:, 2:]
-        lb = np.full((T, B, Sp), -np.inf, lp.dtype)
+        lb = xp.full((T, B, Sp), -np.inf, lp.dtype)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             for t in range(T - 1, -1, -1):
-                init = np.full((B, Sp), -np.inf, lp.dtype)
+                init = xp.full((B, Sp), -np.inf, lp.dtype)
                 init[rows, 2 * tl] = lpg[t, rows, 2 * tl]
                 has = tl > 0
                 init[rows[has], 2 * tl[has] - 1] = lpg[t, rows[has], 2 * tl[has] - 1]
                 if t < T - 1:
                     nx = lb[t + 1]
-                    b2 = np.where(s < 2 * tl[:, None], _shift(nx, -1), -np.inf)
-                    b3 = np.where((s < 2 * tl[:, None] - 1) & skip_next, _shift(nx, -2), -np.inf)
+                    b2 = xp.where(s < 2 * tl[:, None], _shift(nx, -1), -np.inf)
+                    b3 = xp.where((s < 2 * tl[:, None] - 1) & skip_next, _shift(nx, -2), -np.inf)
                     rec = _logsumexp3(nx, b2, b3) + lpg[t]
-                    rec = np.where(ctx.svalid & (t < il - 1)[:, None], rec, -np.inf)
+                    rec = xp.where(ctx.svalid & (t < il - 1)[:, None], rec, -np.inf)
                 else:
-                    rec = np.full((B, Sp), -np.inf, lp.dtype)
-                lb[t] = np.where((t == il - 1)[:, None], init, rec)
+                    rec = xp.full((B, Sp), -np.inf, lp.dtype)
+                lb[t] = xp.where((t == il - 1)[:, None], init, rec)
             lab = (la + lb).astype(np.float64)                    # log(alpha beta), summed per class below
-            m = np.max(lab, axis=2, keepdims=True) if Sp else np.zeros((T, B, 1))
-            m = np.where(np.isfinite(m), m, 0)
-            onehot = (tp[:, :, None] == np.arange(C)).astype(np.float64)
-            res = np.log(np.einsum("tbs,bsc->tbc", np.exp(lab - m), onehot)) + m
+            m = xp.max(lab, axis=2, keepdims=True) if Sp else xp.zeros((T, B, 1))
+            m = xp.where(xp.isfinite(m), m, 0)
+            onehot = (tp[:, :, None] == xp.arange(C)).astype(np.float64)
+            res = xp.log(xp.einsum("tbs,bsc->tbc", xp.exp(lab - m), onehot)) + m
             lp64 = lp.astype(np.float64)
-            G = np.exp(lp64) - np.exp(res + nll.astype(np.float64)[None, :, None] - lp64)
-            keep = np.arange(T)[:, None] < il[None, :]
+            G = xp.exp(lp64) - xp.exp(res + nll.astype(np.float64)[None, :, None] - lp64)
+            keep = xp.arange(T)[:, None] < il[None, :]
             if ctx.zero_infinity:
                 keep = keep & (nll != np.inf)[None, :]
-            G = np.where(keep[:, :, None], G, 0).astype(lp.dtype)
+            G = xp.where(keep[:, :, None], G, 0).astype(lp.dtype)
         return _make(G) * grad.reshape(1, B, 1), None, None, None, None, None
 
 
-def _ctc_lengths(x, name):
+def _ctc_lengths(x, name, xp):
+    """The lengths as int64 on the device of the log-probs (``xp``'s; lengths may come from the host, as in
+    PyTorch, and are moved over explicitly)."""
     if isinstance(x, Tensor):
         if x._data.dtype.kind not in "iu":
             raise RuntimeError(f"{name} must be integral")
-        return x._data.astype(np.int64).reshape(-1)
-    return np.array([int(v) for v in x], np.int64).reshape(-1)
+        a = x._data.astype(np.int64).reshape(-1)
+        return a if namespace(a) is xp else xp.asarray(to_host(a))
+    return xp.asarray([int(v) for v in x], dtype=np.int64).reshape(-1)
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
@@ -1348,8 +1372,10 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
                         f"target_lengths, int blank = 0, int reduction = Mean, bool zero_infinity = False)\n * (Tensor "
                         f"log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, int "
                         f"reduction = Mean, bool zero_infinity = False)\n")
-    il = _ctc_lengths(input_lengths, "input_lengths")
-    tl = _ctc_lengths(target_lengths, "target_lengths")
+    xp = namespace(log_probs._data)
+    il = _ctc_lengths(input_lengths, "input_lengths", xp)
+    tl = _ctc_lengths(target_lengths, "target_lengths", xp)
+    il_h, tl_h = to_host(il), to_host(tl)   # the checks below read the lengths on the host (one copy each)
     is_batched = log_probs.dim() == 3
     lp = log_probs if is_batched else log_probs.unsqueeze(1)
     tg = targets if is_batched else targets.unsqueeze(0)
@@ -1367,19 +1393,19 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         raise RuntimeError("input_lengths must be of size batch_size")
     if tl.size != B:
         raise RuntimeError("target_lengths must be of size batch_size")
-    for v in tl:
+    for v in tl_h:
         if v < 0:
             raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value {v}{where}")
     t_arr = tg._data.astype(np.int64)
-    lmax = int(tl.max()) if B else 0
+    lmax = int(tl_h.max()) if B else 0
     if tg.dim() == 1:
-        if t_arr.shape[0] != int(tl.sum()):
-            raise RuntimeError(f"Expected tensor to have size {int(tl.sum())} at dimension 0, but got size "
+        if t_arr.shape[0] != int(tl_h.sum()):
+            raise RuntimeError(f"Expected tensor to have size {int(tl_h.sum())} at dimension 0, but got size "
                                f"{t_arr.shape[0]} for argument #2 'targets'{where}")
-        offsets = np.cumsum(tl) - tl
-        j = np.arange(lmax)[None]
+        offsets = xp.cumsum(tl) - tl
+        j = xp.arange(lmax)[None]
         inside = j < tl[:, None]
-        padded = np.where(inside, t_arr[np.where(inside, offsets[:, None] + j, 0)] if t_arr.size else blank, blank)
+        padded = xp.where(inside, t_arr[xp.where(inside, offsets[:, None] + j, 0)] if t_arr.size else blank, blank)
     else:
         if t_arr.shape[0] != B:
             raise RuntimeError(f"Expected tensor to have size {B} at dimension 0, but got size {t_arr.shape[0]} "
@@ -1387,21 +1413,21 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         if t_arr.shape[1] < lmax:
             raise RuntimeError(f"Expected tensor to have size at least {lmax} at dimension 1, but got size "
                                f"{t_arr.shape[1]} for argument #2 'targets'{where}")
-        inside = np.arange(lmax)[None] < tl[:, None]
-        padded = np.where(inside, t_arr[:, :lmax], blank)
-    for v in il:
+        inside = xp.arange(lmax)[None] < tl[:, None]
+        padded = xp.where(inside, t_arr[:, :lmax], blank)
+    for v in il_h:
         if v < 0:
             raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value {v}{where}")
         if v > T:
             raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {v}{where}")
     if not _is_float(lp._data.dtype):
         raise _not_implemented("ctc_loss_cpu", lp._data.dtype)
-    padded = np.where((padded >= 0) & (padded < C), padded, blank).astype(np.int64)
+    padded = xp.where((padded >= 0) & (padded < C), padded, blank).astype(np.int64)
     res = CtcLoss.apply(lp, padded, il, tl, int(blank), bool(zero_infinity))
     if zero_infinity:
-        res = pedatorch.where(res == math.inf, pedatorch.zeros((), dtype=res.dtype), res)
+        res = pedatorch.where(res == math.inf, pedatorch.zeros((), dtype=res.dtype, device=res.device), res)
     if red == "mean":
-        tlt = pedatorch.tensor(tl, dtype=res.dtype).clamp_min(1)
+        tlt = Tensor._make(tl.astype(res._data.dtype)).clamp_min(1)
         return (res / tlt).mean()
     if red == "sum":
         return res.sum()

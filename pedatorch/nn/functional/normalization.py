@@ -17,12 +17,14 @@ from the input tensor so that the second derivative sees them as the functions o
 is recorded (the usual ``loss.backward()``), the same formulas run directly on the arrays (``_backward_np``),
 with fewer temporaries: these layers sit in every training step.
 """
+import math
 import numbers
 
 import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
+from ...backend import namespace
 from ...autograd.grad_mode import _state, no_grad
 from ...ops._util import shape_str, check_kernel_dtype, _type_word
 from ..._dtype import to_opmath, opmath_np, is_inexact_np
@@ -61,9 +63,10 @@ def _normalized_grad(gw, xhat, rstd, axes):
 
 def _normalized_grad_np(gw, xhat, rstd, axes, n):
     """The same formula on arrays (the backward's fast path when no graph is recorded); gw is overwritten."""
-    m1 = np.sum(gw, axis=axes, keepdims=True)
+    xp = namespace(gw)
+    m1 = xp.sum(gw, axis=axes, keepdims=True)
     m1 /= n
-    m2 = np.sum(gw * xhat, axis=axes, keepdims=True)
+    m2 = xp.sum(gw * xhat, axis=axes, keepdims=True)
     m2 /= n
     gw -= m1
     gw -= xhat * m2
@@ -73,7 +76,8 @@ def _normalized_grad_np(gw, xhat, rstd, axes, n):
 
 def _rows_dot(a, b):
     """sum(a * b) over the last axis of two (R, n) arrays."""
-    return np.einsum("ij,ij->i", a, b)
+    xp = namespace(a)
+    return xp.einsum("ij,ij->i", a, b)
 
 
 def _saved_stats(x_in, x, mean, rstd, xhat):
@@ -88,7 +92,8 @@ def _saved_stats(x_in, x, mean, rstd, xhat):
 
 
 def _wrap(arr):
-    return Tensor._make(np.ascontiguousarray(arr))
+    xp = namespace(arr)
+    return Tensor._make(xp.ascontiguousarray(arr))
 
 
 # ====================================================================== batch norm
@@ -103,6 +108,7 @@ class NativeBatchNorm(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, w, b, rm, rv, training, momentum, eps):
+        xp = namespace(x)
         out_dtype = x.dtype
         x_in, x, w, b = x, to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
         C = x.shape[1]
@@ -111,11 +117,11 @@ class NativeBatchNorm(ArrayFunction):
         n = x.size // C if C else 0
         acc = _acc(x.dtype)
         if training:
-            mean = np.mean(x, axis=axes, dtype=acc)
+            mean = xp.mean(x, axis=axes, dtype=acc)
             d = x - mean.astype(x.dtype).reshape(bshape)
-            var_sum = np.sum(np.square(d), axis=axes, dtype=acc)
+            var_sum = xp.sum(xp.square(d), axis=axes, dtype=acc)
             var = var_sum / n
-            rstd = 1.0 / np.sqrt(var + eps)
+            rstd = 1.0 / xp.sqrt(var + eps)
             if rm is not None:
                 rm[...] = (momentum * mean + (1 - momentum) * rm.astype(acc)).astype(rm.dtype)
             if rv is not None:
@@ -124,7 +130,7 @@ class NativeBatchNorm(ArrayFunction):
                 rv[...] = (momentum * unbiased + (1 - momentum) * rv.astype(acc)).astype(rv.dtype)
         else:
             mean = rm.astype(acc)
-            rstd = 1.0 / np.sqrt(rv.astype(acc) + eps)
+            rstd = 1.0 / xp.sqrt(rv.astype(acc) + eps)
         mean_b = mean.astype(x.dtype).reshape(bshape)
         rstd_b = rstd.astype(x.dtype).reshape(bshape)
         alpha = rstd_b if w is None else rstd_b * w.reshape(bshape)
@@ -159,6 +165,7 @@ class NativeBatchNorm(ArrayFunction):
 
     @staticmethod
     def _backward_np(ctx, g, x, w, mean, rstd, need):
+        xp = namespace(g)
         N, C = x.shape[0], x.shape[1]
         g3, x3 = g.reshape(N, C, -1), x.reshape(N, C, -1)
         m3, r3 = mean.reshape(1, C, 1), rstd.reshape(1, C, 1)
@@ -174,7 +181,7 @@ class NativeBatchNorm(ArrayFunction):
                 gx = gx.reshape(x.shape)
             gx = _wrap(gx)
         if len(need) > 1 and need[1]:
-            gw = _wrap(np.einsum("ncl,ncl->c", g3, xhat))
+            gw = _wrap(xp.einsum("ncl,ncl->c", g3, xhat))
         if len(need) > 2 and need[2]:
             gb = _wrap(g3.sum((0, 2)))
         return gx, gw, gb, None, None, None, None, None
@@ -306,15 +313,16 @@ class NativeLayerNorm(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, k, w, b, eps):
+        xp = namespace(x)
         out_dtype = x.dtype
         x_in, x, w, b = x, to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
         axes = tuple(range(x.ndim - k, x.ndim))
-        n = int(np.prod(x.shape[x.ndim - k:]))
-        x2 = x.reshape(int(np.prod(x.shape[:x.ndim - k])), n)  # one row per normalized slice (-1 fails when n = 0)
-        mean = np.mean(x2, axis=1, keepdims=True)
+        n = math.prod(x.shape[x.ndim - k:])
+        x2 = x.reshape(math.prod(x.shape[:x.ndim - k]), n)  # one row per normalized slice (-1 fails when n = 0)
+        mean = xp.mean(x2, axis=1, keepdims=True)
         xhat = x2 - mean
         var = _rows_dot(xhat, xhat)[:, None] / n if n else mean
-        rstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
+        rstd = (1.0 / xp.sqrt(var + eps)).astype(x.dtype, copy=False)
         xhat *= rstd
         saved_xhat, saved_rstd = _saved_stats(x_in, x2, mean, rstd, xhat)
         xhat = xhat.reshape(x.shape)
@@ -348,9 +356,10 @@ class NativeLayerNorm(ArrayFunction):
 
     @staticmethod
     def _backward_np(g, xhat, rstd, w, need, k):
+        xp = namespace(g)
         shape = xhat.shape
-        n = int(np.prod(shape[xhat.ndim - k:]))
-        rows = int(np.prod(shape[:xhat.ndim - k]))
+        n = math.prod(shape[xhat.ndim - k:])
+        rows = math.prod(shape[:xhat.ndim - k])
         g2, x2 = g.reshape(rows, n), xhat.reshape(rows, n)
         r2 = rstd.reshape(rows, 1)
         gx = gw = gb = None
@@ -365,7 +374,7 @@ class NativeLayerNorm(ArrayFunction):
             gwv *= r2
             gx = _wrap(gwv.reshape(shape))
         if need[2]:
-            gw = _wrap(np.einsum("ij,ij->j", g2, x2).reshape(shape[xhat.ndim - k:]))
+            gw = _wrap(xp.einsum("ij,ij->j", g2, x2).reshape(shape[xhat.ndim - k:]))
         if need[3]:
             gb = _wrap(g2.sum(0).reshape(shape[xhat.ndim - k:]))
         return gx, None, gw, gb, None
@@ -437,6 +446,7 @@ class NativeGroupNorm(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, G, w, b, eps):
+        xp = namespace(x)
         out_dtype = x.dtype
         x_in, x, w, b = x, to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
         N, C = x.shape[0], x.shape[1]
@@ -444,13 +454,13 @@ class NativeGroupNorm(ArrayFunction):
         # the mean accumulated in double: PyTorch's Welford moments give exactly x for a constant group,
         # where numpy's float32 sum / n can be an ulp off (and x - mean then is not 0)
         if xg.size == 0:  # (no element to normalize: statistics of nothing, without numpy's warnings)
-            mean = var = np.zeros((N, G, 1), x.dtype)
+            mean = var = xp.zeros((N, G, 1), x.dtype)
             d = xg
         else:
-            mean = np.mean(xg, axis=2, keepdims=True, dtype=np.float64).astype(x.dtype)
+            mean = xp.mean(xg, axis=2, keepdims=True, dtype=np.float64).astype(x.dtype)
             d = xg - mean
-            var = np.mean(np.square(d), axis=2, keepdims=True)
-        rstd = (1.0 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
+            var = xp.mean(xp.square(d), axis=2, keepdims=True)
+        rstd = (1.0 / xp.sqrt(var + eps)).astype(x.dtype, copy=False)
         xhat = d * rstd
         saved_xhat, saved_rstd = _saved_stats(x_in, xg, mean, rstd, xhat)
         xhat = xhat.reshape(x.shape)
@@ -479,7 +489,7 @@ class NativeGroupNorm(ArrayFunction):
         dx = a dY + b X + c per (sample, group), the expanded form of rstd * (gw - E[gw] - xhat E[gw xhat])."""
         shape = x.shape
         N, C, G = shape[0], shape[1], ctx.G
-        D, HxW = C // G, int(np.prod(shape[2:]))
+        D, HxW = C // G, math.prod(shape[2:])
         X = x.reshape(N, G, D, HxW)
         s = 1.0 / (D * HxW) if D * HxW else float("inf")
         _, mean, rstd = _backward_stats(X, (2, 3), ctx.eps)
@@ -503,6 +513,7 @@ class NativeGroupNorm(ArrayFunction):
 
     @staticmethod
     def _backward_np(g, xhat, rstd, w, need, G):
+        xp = namespace(g)
         shape = xhat.shape
         N, C = shape[0], shape[1]
         g3, x3 = g.reshape(N, C, -1), xhat.reshape(N, C, -1)
@@ -512,7 +523,7 @@ class NativeGroupNorm(ArrayFunction):
             gwv = gwv.reshape(N, G, -1)
             gx = _wrap(_normalized_grad_np(gwv, x3.reshape(N, G, -1), rstd, (2,), gwv.shape[2]).reshape(shape))
         if need[2]:
-            gw = _wrap(np.einsum("ncl,ncl->c", g3, x3))
+            gw = _wrap(xp.einsum("ncl,ncl->c", g3, x3))
         if need[3]:
             gb = _wrap(g3.sum((0, 2)))
         return gx, None, gw, gb, None

@@ -25,6 +25,7 @@ import numpy as np
 from ..._layout import suggested_format, in_format
 from ..._tensor import Tensor, contiguous_format
 from ...autograd.function import ArrayFunction
+from ...backend import namespace, scatter_add
 from ...ops._util import shape_str, _type_word
 from ..._dtype import is_float_np, is_inexact_np
 
@@ -46,8 +47,9 @@ class _Pool:
     def __init__(self, k, s, p, d, insp, outsp):
         self.k, self.s, self.p, self.d, self.insp, self.outsp = k, s, p, d, insp, outsp
 
-    def starts(self, i):
-        return np.arange(self.outsp[i]) * self.s[i] - self.p[i]
+    def starts(self, i, xp):
+        """The first position of every window along dim ``i`` (an index table made by ``xp``, on its device)."""
+        return xp.arange(self.outsp[i]) * self.s[i] - self.p[i]
 
     def pad_hi(self, i):
         """Padding after the input so that every (ceil_mode) window lies inside the padded array."""
@@ -62,7 +64,8 @@ class _Pool:
     def flat_index(self, pos):
         """The flat plane index of per-dim positions (1-d arrays), broadcast to the output grid."""
         dims = len(pos)
-        idx = np.zeros((1,) * dims, dtype=np.int64)
+        xp = namespace(*pos)
+        idx = xp.zeros((1,) * dims, dtype=np.int64)
         stride = 1
         for i in range(dims - 1, -1, -1):
             shape = [1] * dims
@@ -93,7 +96,8 @@ def _pad(x, g, value):
     his = [g.pad_hi(i) for i in range(dims)]
     if not any(g.p) and not any(his):
         return x
-    out = np.full(x.shape[:1] + tuple(n + p + h for n, p, h in zip(g.insp, g.p, his)), value, dtype=x.dtype)
+    xp = namespace(x)
+    out = xp.full(x.shape[:1] + tuple(n + p + h for n, p, h in zip(g.insp, g.p, his)), value, dtype=x.dtype)
     out[(slice(None),) + tuple(slice(p, p + n) for p, n in zip(g.p, g.insp))] = x
     return out
 
@@ -113,46 +117,47 @@ def _lowest(dtype):
 
 def _max_pool(x, g, need_idx):
     """(max, flat index of the max) over every window of ``x`` (B, *sp); index None unless ``need_idx``."""
-    xp = _pad(x, g, _lowest(x.dtype))
+    xp = namespace(x)
+    xpad = _pad(x, g, _lowest(x.dtype))
     head = (slice(None),)
-    finite = is_float_np(x.dtype) and np.isfinite(x).all()
+    finite = is_float_np(x.dtype) and bool(xp.isfinite(x).all())   # (one device sync per call)
     if finite or not need_idx and not is_float_np(x.dtype):
         # no nan/-inf: a running maximum, then the first offset that reaches it (padding never does)
-        slices = [(off, xp[head + sl]) for off, sl in g.offsets()]
+        slices = [(off, xpad[head + sl]) for off, sl in g.offsets()]
         out = slices[0][1].copy()
         for _, v in slices[1:]:
-            np.maximum(out, v, out=out)
+            xp.maximum(out, v, out=out)
         if not need_idx:
             return out, None
         idx = None
         for off, v in reversed(slices):
-            fi = _offset_index(g, off)
-            idx = np.broadcast_to(fi, out.shape) if idx is None else np.where(v == out, fi, idx)
-        return out, np.ascontiguousarray(idx, dtype=np.int64)
+            fi = _offset_index(g, off, xp)
+            idx = xp.broadcast_to(fi, out.shape) if idx is None else xp.where(v == out, fi, idx)
+        return out, xp.ascontiguousarray(idx, dtype=np.int64)
     # PyTorch's loop: start below everything, take strictly greater values or nan; padding never wins
-    out = np.full(x.shape[:1] + tuple(g.outsp), _lowest(x.dtype), dtype=x.dtype)
+    out = xp.full(x.shape[:1] + tuple(g.outsp), _lowest(x.dtype), dtype=x.dtype)
     first = []
     for i in range(len(g.k)):
-        st = g.starts(i)
-        first.append(st + g.d[i] * np.maximum(0, -(st // g.d[i])))   # first in-bounds position of each window
-    idx = np.broadcast_to(g.flat_index(first), out.shape).copy()
+        st = g.starts(i, xp)
+        first.append(st + g.d[i] * xp.maximum(0, -(st // g.d[i])))   # first in-bounds position of each window
+    idx = xp.broadcast_to(g.flat_index(first), out.shape).copy()
     for off, sl in g.offsets():
-        v = xp[head + sl]
+        v = xpad[head + sl]
         take = v > out
         if is_float_np(x.dtype):
-            take |= np.isnan(v)
-        np.copyto(out, v, where=take)
-        np.copyto(idx, np.broadcast_to(_offset_index(g, off), idx.shape), where=take)
+            take |= xp.isnan(v)
+        xp.copyto(out, v, where=take)
+        xp.copyto(idx, xp.broadcast_to(_offset_index(g, off, xp), idx.shape), where=take)
     return out, (idx if need_idx else None)
 
 
-def _offset_index(g, off):
-    return g.flat_index([g.starts(i) + off[i] * g.d[i] for i in range(len(g.k))])
+def _offset_index(g, off, xp):
+    return g.flat_index([g.starts(i, xp) + off[i] * g.d[i] for i in range(len(g.k))])
 
 
-def _adaptive_windows(n, out):
+def _adaptive_windows(n, out, xp):
     """PyTorch's adaptive windows: start = floor(i * n / out), end = ceil((i + 1) * n / out)."""
-    i = np.arange(out)
+    i = xp.arange(out)
     start = (i * n) // out
     end = -((-(i + 1) * n) // out)
     return start, end
@@ -161,31 +166,32 @@ def _adaptive_windows(n, out):
 def _adaptive_max(x, insp, outsp):
     """Adaptive max pooling of ``x`` (B, *sp): loop over the offsets of the longest window
     (shorter windows repeat their last element, which never beats its first occurrence)."""
+    xp = namespace(x)
     tables, lens = [], []
     for n, o in zip(insp, outsp):
-        start, end = _adaptive_windows(n, o)
-        m = int((end - start).max()) if o else 0
-        tables.append(np.minimum(start[:, None] + np.arange(m)[None, :], end[:, None] - 1))
+        start, end = _adaptive_windows(n, o, xp)
+        m = int((end - start).max()) if o else 0   # (on a device: one read of the longest window)
+        tables.append(xp.minimum(start[:, None] + xp.arange(m)[None, :], end[:, None] - 1))
         lens.append(m)
     g = _Pool(None, None, None, None, insp, outsp)
     dims = len(insp)
     out = idx = None
     for off in np.ndindex(*lens):
         pos = [tables[i][:, off[i]] for i in range(dims)]
-        grid = np.ix_(*pos)
+        grid = xp.ix_(*pos)
         v = x[(slice(None),) + grid]
         fi = g.flat_index(pos)
         if out is None:
-            out, idx = v.copy(), np.broadcast_to(fi, v.shape).copy()
+            out, idx = v.copy(), xp.broadcast_to(fi, v.shape).copy()
             continue
         take = v > out
         if is_float_np(x.dtype):
-            take |= np.isnan(v)
-        np.copyto(out, v, where=take)
-        np.copyto(idx, np.broadcast_to(fi, idx.shape), where=take)
+            take |= xp.isnan(v)
+        xp.copyto(out, v, where=take)
+        xp.copyto(idx, xp.broadcast_to(fi, idx.shape), where=take)
     if out is None:  # an empty output
-        out = np.zeros(x.shape[:1] + tuple(outsp), dtype=x.dtype)
-        idx = np.zeros(out.shape, dtype=np.int64)
+        out = xp.zeros(x.shape[:1] + tuple(outsp), dtype=x.dtype)
+        idx = xp.zeros(out.shape, dtype=np.int64)
     return out, idx
 
 
@@ -208,7 +214,7 @@ class _MaxPool(ArrayFunction):
         fmt = suggested_format(x)   # a channels-last input gives channels-last results
         out = in_format(out.reshape(lead + out.shape[1:]), fmt)
         if idx is None:
-            return out, np.zeros(out.shape, dtype=np.int64)
+            return out, namespace(out).zeros(out.shape, dtype=np.int64)
         idx = in_format(idx.reshape(out.shape), fmt)
         if ctx.needs_input_grad:
             ctx.idx, ctx.in_shape, ctx.g = idx, x.shape, g
@@ -271,14 +277,15 @@ class _IndexAdd(ArrayFunction):
     def forward(ctx, grad, idx, in_shape, nplane, unique):
         if ctx.needs_input_grad:
             ctx.idx, ctx.in_shape, ctx.nplane = idx, in_shape, nplane
-        out = np.zeros(in_shape, dtype=grad.dtype)
+        xp = namespace(grad)
+        out = xp.zeros(in_shape, dtype=grad.dtype)
         rows = _rows(out, nplane)
         g2 = grad.reshape(rows.shape[0], -1)
         i2 = idx.reshape(rows.shape[0], -1)
         if unique:   # windows that don't overlap: every input element receives at most one gradient
-            np.put_along_axis(rows, i2, g2, axis=1)
+            xp.put_along_axis(rows, i2, g2, axis=1)
         else:
-            np.add.at(rows, (np.arange(rows.shape[0])[:, None], i2), g2)
+            scatter_add(rows, (xp.arange(rows.shape[0])[:, None], i2), g2)
         return out
 
     @staticmethod
@@ -295,7 +302,7 @@ class _IndexGather(ArrayFunction):
         if ctx.needs_input_grad:
             ctx.idx, ctx.in_shape, ctx.nplane = idx, x.shape, nplane
         rows = _rows(x, nplane)
-        return np.take_along_axis(rows, idx.reshape(rows.shape[0], -1), axis=1).reshape(idx.shape)
+        return namespace(x).take_along_axis(rows, idx.reshape(rows.shape[0], -1), axis=1).reshape(idx.shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -343,44 +350,47 @@ def _avg_pool(x, g, div):
     dims = len(g.k)
     lead = x.shape[:x.ndim - dims]
     xf = _flat(x, dims)
-    xp = _pad(xf, g, 0)
+    xp = namespace(x)
+    xpad = _pad(xf, g, 0)
     out = None
     for _, sl in g.offsets():
-        v = xp[(slice(None),) + sl]
-        out = v.astype(x.dtype, copy=True) if out is None else np.add(out, v, out=out)
-    out = out / div if is_inexact_np(x.dtype) else np.trunc(out / div)   # integers: C division
+        v = xpad[(slice(None),) + sl]
+        out = v.astype(x.dtype, copy=True) if out is None else xp.add(out, v, out=out)
+    out = out / div if is_inexact_np(x.dtype) else xp.trunc(out / div)   # integers: C division
     return out.astype(x.dtype, copy=False).reshape(lead + tuple(g.outsp))
 
 
 def _avg_pool_adjoint(grad, g, div, in_shape):
     dims = len(g.k)
+    xp = namespace(grad)
     gf = _flat(grad, dims) / div
     his = [g.pad_hi(i) for i in range(dims)]
-    acc = np.zeros(gf.shape[:1] + tuple(n + p + h for n, p, h in zip(g.insp, g.p, his)), dtype=grad.dtype)
+    acc = xp.zeros(gf.shape[:1] + tuple(n + p + h for n, p, h in zip(g.insp, g.p, his)), dtype=grad.dtype)
     for _, sl in g.offsets():
         acc[(slice(None),) + sl] += gf
     acc = acc[(slice(None),) + tuple(slice(p, p + n) for p, n in zip(g.p, g.insp))]
-    return np.ascontiguousarray(acc).reshape(in_shape)
+    return xp.ascontiguousarray(acc).reshape(in_shape)
 
 
-def _avg_divisor(g, ceil_mode, count_include_pad, divisor_override, dtype):
-    """Each window's divisor, (out...) (PyTorch: the window clipped to input+padding, or to the input)."""
+def _avg_divisor(g, ceil_mode, count_include_pad, divisor_override, dtype, xp):
+    """Each window's divisor, (out...) (PyTorch: the window clipped to input+padding, or to the input),
+    made by ``xp`` (on the input's device)."""
     if divisor_override is not None:
         return divisor_override
-    div = np.ones((), dtype=np.float64)
+    div = xp.ones((), dtype=np.float64)
     dims = len(g.k)
-    empty = np.zeros((), dtype=bool)
+    empty = xp.zeros((), dtype=bool)
     for i in range(dims):
-        start = g.starts(i)
-        end = np.minimum(start + g.k[i], g.insp[i] + g.p[i])
+        start = g.starts(i, xp)
+        end = xp.minimum(start + g.k[i], g.insp[i] + g.p[i])
         pool = end - start
-        cnt = np.minimum(end, g.insp[i]) - np.maximum(start, 0)
+        cnt = xp.minimum(end, g.insp[i]) - xp.maximum(start, 0)
         shape = [1] * dims
         shape[i] = -1
         div = div * (pool if count_include_pad else cnt).reshape(shape)
         empty = empty | (cnt <= 0).reshape(shape)
-    if empty.any():
-        div = np.where(empty, np.inf, div)   # a window with no input element averages to 0
+    if xp is not np or empty.any():   # (on a device: no read of ``empty``, where() always)
+        div = xp.where(empty, np.inf, div)   # a window with no input element averages to 0
     return div.astype(dtype) if is_float_np(np.dtype(dtype)) else div
 
 
@@ -424,18 +434,19 @@ class _AdaptiveAvgAdjoint(ArrayFunction):
 def _apply_mats(x, mats, transpose):
     """Multiply each of the trailing len(mats) dims of ``x`` by its matrix (or the transpose)."""
     dims = len(mats)
+    xp = namespace(x)
     for i, m in enumerate(mats):
         ax = x.ndim - dims + i
         m = m.astype(x.dtype, copy=False)
-        x = np.moveaxis(np.matmul(m.T if transpose else m, np.moveaxis(x, ax, -2)), -2, ax)
-    return np.ascontiguousarray(x)
+        x = xp.moveaxis(xp.matmul(m.T if transpose else m, xp.moveaxis(x, ax, -2)), -2, ax)
+    return xp.ascontiguousarray(x)
 
 
-def _avg_matrix(n, out):
-    start, end = _adaptive_windows(n, out)
-    pos = np.arange(n)
+def _avg_matrix(n, out, xp):
+    start, end = _adaptive_windows(n, out, xp)
+    pos = xp.arange(n)
     inside = (pos[None, :] >= start[:, None]) & (pos[None, :] < end[:, None])
-    return inside / np.maximum(end - start, 1)[:, None]
+    return inside / xp.maximum(end - start, 1)[:, None]
 
 
 class _MaxUnpool(ArrayFunction):
@@ -446,9 +457,10 @@ class _MaxUnpool(ArrayFunction):
         dims = len(out_sp)
         nplane = _prod(out_sp)
         out_shape = x.shape[:x.ndim - dims] + tuple(out_sp)
-        out = np.zeros(out_shape, dtype=x.dtype)
+        xp = namespace(x)
+        out = xp.zeros(out_shape, dtype=x.dtype)
         rows = _rows(out, nplane)
-        np.put_along_axis(rows, idx.reshape(rows.shape[0], -1), x.reshape(rows.shape[0], -1), axis=1)
+        xp.put_along_axis(rows, idx.reshape(rows.shape[0], -1), x.reshape(rows.shape[0], -1), axis=1)
         if ctx.needs_input_grad:
             ctx.idx, ctx.nplane = idx, nplane
         return out
@@ -699,7 +711,7 @@ def _avg_pool_nd(dims, input, kernel_size, stride, padding, ceil_mode, count_inc
         kernel = "avg_pool2d" if dims == 2 else "avg_pool3d_out_frame"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_word(x.dtype)}'")
     g = _Pool(tuple(k), tuple(s), tuple(p), (1,) * dims, insp, outsp)
-    div = _avg_divisor(g, ceil_mode, count_include_pad, divisor_override, x.dtype)
+    div = _avg_divisor(g, ceil_mode, count_include_pad, divisor_override, x.dtype, namespace(x))
     return (AvgPool2d if dims == 2 else AvgPool3d).apply(input, g, div)
 
 
@@ -772,7 +784,7 @@ def _adaptive_avg_nd(dims, input, output_size):
     x = input._data
     if not is_inexact_np(x.dtype):
         raise NotImplementedError(f"\"adaptive_avg_pool{dims}d\" not implemented for '{_type_word(x.dtype)}'")
-    mats = tuple(_avg_matrix(n, m) for n, m in zip(input.shape[-dims:], o))
+    mats = tuple(_avg_matrix(n, m, namespace(input._data)) for n, m in zip(input.shape[-dims:], o))
     return (AdaptiveAvgPool2d if dims == 2 else AdaptiveAvgPool3d).apply(input, mats)
 
 

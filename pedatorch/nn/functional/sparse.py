@@ -2,13 +2,14 @@
 
 ``embedding(input, weight)`` is ``weight[input]``: a row gather.  Its backward adds each gradient row into the
 row it was read from (rows read several times get the sum; the ``padding_idx`` row gets nothing), done by
-sorting the indices and summing runs (``np.add.reduceat``) rather than element by element.
+sorting the indices and summing runs (``xp.add.reduceat``) rather than element by element.
 ``sparse=True`` is accepted, but the gradient is a dense tensor (pedatorch has no sparse layout).
 """
 import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
+from ...backend import namespace
 from ...autograd.grad_mode import no_grad
 from ...ops.creation import zeros, arange
 
@@ -28,13 +29,14 @@ def _check_indices(t, fn):
 
 def _row_sums(rows, idx, num_rows):
     """out[r] = sum of rows[i] with idx[i] == r (zeros elsewhere): a stable sort, then run sums."""
-    out = np.zeros((num_rows,) + rows.shape[1:], dtype=rows.dtype)
+    xp = namespace(rows, idx)
+    out = xp.zeros((num_rows,) + rows.shape[1:], dtype=rows.dtype)
     if idx.size == 0:
         return out
-    order = np.argsort(idx, kind="stable")
+    order = xp.argsort(idx, kind="stable")
     sidx = idx[order]
-    starts = np.flatnonzero(np.r_[True, sidx[1:] != sidx[:-1]])
-    out[sidx[starts]] = np.add.reduceat(rows[order], starts, axis=0)
+    starts = xp.flatnonzero(xp.concatenate([xp.ones(1, dtype=bool), sidx[1:] != sidx[:-1]]))
+    out[sidx[starts]] = xp.add.reduceat(rows[order], starts, axis=0)
     return out
 
 
@@ -46,11 +48,12 @@ class EmbeddingDenseBackward(ArrayFunction):
     @staticmethod
     def forward(ctx, g, idx, num_weights, padding_idx, scale_grad_by_freq):
         D = g.shape[-1]
+        xp = namespace(g, idx)
         flat = idx.reshape(-1).astype(np.int64, copy=False)
         rows = g.reshape(flat.size, D)  # (not -1: numpy cannot infer it when D is 0)
         scale = None
         if scale_grad_by_freq:
-            counts = np.bincount(flat, minlength=num_weights)
+            counts = xp.bincount(flat, minlength=num_weights)
             scale = (1.0 / counts[flat]).astype(g.dtype)
         if padding_idx >= 0:
             keep = (flat != padding_idx).astype(g.dtype)
@@ -74,7 +77,7 @@ class Embedding(ArrayFunction):
     def forward(ctx, w, idx, padding_idx, scale_grad_by_freq):
         ctx.save_for_backward(idx)
         ctx.num_weights, ctx.padding_idx, ctx.sgbf = w.shape[0], padding_idx, scale_grad_by_freq
-        return np.take(w, idx, axis=0)
+        return namespace(w).take(w, idx, axis=0)
 
     @staticmethod
     def backward(ctx, grad):
@@ -87,19 +90,20 @@ def _renorm_(weight, input, max_norm, norm_type):
     """embedding_renorm_: rows of ``weight`` used by ``input`` whose p-norm exceeds max_norm are scaled in
     place by max_norm / (norm + 1e-7) (under no_grad, as PyTorch does)."""
     w = weight._data
-    rows = np.unique(input._data.reshape(-1))
+    xp = namespace(w)
+    rows = xp.unique(input._data.reshape(-1))
     if rows.size == 0:
         return
     sel = w[rows]
     if norm_type == float("inf"):
-        norms = np.max(np.abs(sel), axis=1)
+        norms = xp.max(xp.abs(sel), axis=1)
     elif norm_type == 0:
-        norms = np.count_nonzero(sel, axis=1).astype(np.float64)
+        norms = xp.count_nonzero(sel, axis=1).astype(np.float64)
     else:
-        norms = np.sum(np.abs(sel.astype(np.float64)) ** norm_type, axis=1) ** (1.0 / norm_type)
+        norms = xp.sum(xp.abs(sel.astype(np.float64)) ** norm_type, axis=1) ** (1.0 / norm_type)
     norms = norms.astype(np.float64)
     big = norms > max_norm
-    if big.any():
+    if big.any():   # (a device sync: max_norm is rare)
         scale = (max_norm / (norms[big] + 1e-7)).astype(w.dtype)
         w[rows[big]] = sel[big] * scale[:, None]
         weight._bump_version()
@@ -147,40 +151,41 @@ class EmbeddingBag(ArrayFunction):
     @staticmethod
     def forward(ctx, w, idx, starts, ends, mode, psw, padding_idx, sgbf):
         B, D = starts.shape[0], w.shape[1]
-        lengths = np.maximum(ends - starts, 0)
-        first = np.cumsum(lengths) - lengths            # where each bag starts in the list of positions
-        total = int(lengths.sum())
-        pos = (np.arange(total) + np.repeat(starts - first, lengths)).astype(np.int64)
-        bag = np.repeat(np.arange(B), lengths)
+        xp = namespace(w)
+        lengths = xp.maximum(ends - starts, 0)
+        first = xp.cumsum(lengths) - lengths            # where each bag starts in the list of positions
+        total = int(lengths.sum())   # (a device sync: the number of positions sizes the arrays below)
+        pos = (xp.arange(total) + xp.repeat(starts - first, lengths)).astype(np.int64)
+        bag = xp.repeat(xp.arange(B), lengths)
         if padding_idx >= 0:
             keep = idx[pos] != padding_idx
             pos, bag = pos[keep], bag[keep]
         iv = idx[pos].astype(np.int64)
-        rows = np.take(w, iv, axis=0)
-        out = np.zeros((B, D), dtype=w.dtype)
-        counts = np.bincount(bag, minlength=B)
+        rows = xp.take(w, iv, axis=0)
+        out = xp.zeros((B, D), dtype=w.dtype)
+        counts = xp.bincount(bag, minlength=B)
         ctx.mode, ctx.pos, ctx.bag, ctx.iv, ctx.num_weights, ctx.sgbf = mode, pos, bag, iv, w.shape[0], sgbf
         ctx.n_input = idx.shape[0]
         if bag.size:
-            starts_nz = np.flatnonzero(np.r_[True, bag[1:] != bag[:-1]])
+            starts_nz = xp.flatnonzero(xp.concatenate([xp.ones(1, dtype=bool), bag[1:] != bag[:-1]]))
             ub = bag[starts_nz]
             if mode == 2:
-                mx = np.maximum.reduceat(rows, starts_nz, axis=0)
+                mx = xp.maximum.reduceat(rows, starts_nz, axis=0)
                 out[ub] = mx
                 hit = rows == out[bag]
-                where = np.where(hit, np.arange(bag.size)[:, None], bag.size)
-                first = np.minimum.reduceat(where, starts_nz, axis=0)
-                arg = np.zeros((B, D), np.int64)
-                arg[ub] = iv[np.minimum(first, bag.size - 1)]
+                where = xp.where(hit, xp.arange(bag.size)[:, None], bag.size)
+                first = xp.minimum.reduceat(where, starts_nz, axis=0)
+                arg = xp.zeros((B, D), np.int64)
+                arg[ub] = iv[xp.minimum(first, bag.size - 1)]
                 ctx.arg, ctx.nonempty = arg, (counts > 0)
             else:
                 if psw is not None:
                     rows = rows * psw[pos][:, None]
-                out[ub] = np.add.reduceat(rows, starts_nz, axis=0)
+                out[ub] = xp.add.reduceat(rows, starts_nz, axis=0)
                 if mode == 1:
                     out[ub] /= counts[ub][:, None].astype(w.dtype)
         elif mode == 2:
-            ctx.arg, ctx.nonempty = np.zeros((B, D), np.int64), counts > 0
+            ctx.arg, ctx.nonempty = xp.zeros((B, D), np.int64), counts > 0
         ctx.counts = counts
         ctx.save_for_backward(w, psw)
         return out
@@ -194,20 +199,20 @@ class EmbeddingBag(ArrayFunction):
         if ctx.mode == 2:
             if need[0]:
                 src = grad * Tensor._make(ctx.nonempty[:, None].astype(grad._data.dtype))
-                gw = zeros(V, grad.shape[1], dtype=grad.dtype).scatter_add(0, Tensor._make(ctx.arg), src)
+                gw = zeros(V, grad.shape[1], dtype=grad.dtype, device=grad.device).scatter_add(0, Tensor._make(ctx.arg), src)
             return gw, None, None, None, None, None, None, None
         bag_t = Tensor._make(ctx.bag)
         g_rows = grad.index_select(0, bag_t)
         if need[0]:
             r = g_rows
             if ctx.mode == 1:
-                r = r * Tensor._make((1.0 / np.maximum(ctx.counts[ctx.bag], 1))[:, None].astype(grad._data.dtype))
+                r = r * Tensor._make((1.0 / namespace(ctx.counts).maximum(ctx.counts[ctx.bag], 1))[:, None].astype(grad._data.dtype))
             if psw is not None:
                 r = r * psw.index_select(0, Tensor._make(ctx.pos)).unsqueeze(1)
             gw = EmbeddingDenseBackward.apply(r, ctx.iv, V, -1, ctx.sgbf)
         if psw is not None and need[5]:
             vals = (g_rows * w.index_select(0, Tensor._make(ctx.iv))).sum(1)
-            gpsw = zeros(ctx.n_input, dtype=vals.dtype).index_add(0, Tensor._make(ctx.pos), vals)
+            gpsw = zeros(ctx.n_input, dtype=vals.dtype, device=vals.device).index_add(0, Tensor._make(ctx.pos), vals)
         return gw, None, None, None, None, gpsw, None, None
 
 
@@ -229,7 +234,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
                              f"fixed length sequences. However, found offsets of type {type(offsets)}")
-        offsets = arange(0, input.numel(), input.size(1), dtype=input.dtype)
+        offsets = arange(0, input.numel(), input.size(1), dtype=input.dtype, device=input.device)
         include_last_offset = False
         input = input.reshape(-1)
         if per_sample_weights is not None:
@@ -284,7 +289,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if include_last_offset:
         starts, ends = off[:-1], off[1:]
     else:
-        starts, ends = off, np.r_[off[1:], n].astype(np.int64)
+        xp = namespace(off)
+        starts, ends = off, xp.concatenate([off[1:], xp.full(1, n, dtype=np.int64)])
     return EmbeddingBag.apply(weight, input._data, starts, ends, mode_enum, per_sample_weights, int(padding_idx),
                               bool(scale_grad_by_freq))
 
@@ -294,17 +300,18 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
 def one_hot(tensor, num_classes=-1):
     """int64 tensor of shape (*, num_classes) with a 1 at each value's position."""
     d = tensor._data
+    xp = namespace(d)
     if d.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if d.size == 0:
         if num_classes <= 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        return Tensor._make(np.zeros(d.shape + (num_classes,), np.int64))
+        return Tensor._make(xp.zeros(d.shape + (num_classes,), np.int64))
     if d.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
         num_classes = int(d.max()) + 1
     elif d.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    out = (d[..., None] == np.arange(num_classes)).astype(np.int64)
+    out = (d[..., None] == xp.arange(num_classes)).astype(np.int64)
     return Tensor._make(out)

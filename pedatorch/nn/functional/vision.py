@@ -25,6 +25,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
+from ...backend import namespace, scatter_add
 from ...ops.manip import pad as _pad
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
@@ -55,31 +56,32 @@ def _area_scale(in_size, out_size, align_corners, scale, dt):
 
 
 def _source_index(scale, dst, align_corners, cubic, dt):
+    xp = namespace(dst)
     if align_corners:
         return scale * dst
     src = scale * (dst + dt(0.5)) - dt(0.5)
-    return src if cubic else np.where(src < 0, dt(0), src)
+    return src if cubic else xp.where(src < 0, dt(0), src)
 
 
-def _taps_nearest(in_size, out_size, scale, exact):
-    dst = np.arange(out_size)
+def _taps_nearest(in_size, out_size, scale, exact, xp):
+    dst = xp.arange(out_size)
     if not exact and out_size == in_size:
         return dst[:, None], None
     if not exact and out_size == 2 * in_size:
         return (dst >> 1)[:, None], None
     s = _scale_value(scale, in_size, out_size, np.float32)
     d = dst.astype(np.float32)
-    src = np.floor((d + np.float32(0.5)) * s) if exact else np.floor(d * s)
-    return np.minimum(src.astype(np.int64), in_size - 1)[:, None], None
+    src = xp.floor((d + np.float32(0.5)) * s) if exact else xp.floor(d * s)
+    return xp.minimum(src.astype(np.int64), in_size - 1)[:, None], None
 
 
-def _taps_linear(in_size, out_size, align_corners, scale, dt):
+def _taps_linear(in_size, out_size, align_corners, scale, dt, xp):
     s = _area_scale(in_size, out_size, align_corners, scale, dt)
-    real = _source_index(s, np.arange(out_size).astype(dt), align_corners, False, dt)
-    i0 = np.minimum(np.floor(real).astype(np.int64), in_size - 1)
-    lam = np.clip(real - i0.astype(dt), dt(0), dt(1)).astype(dt)
+    real = _source_index(s, xp.arange(out_size).astype(dt), align_corners, False, dt)
+    i0 = xp.minimum(xp.floor(real).astype(np.int64), in_size - 1)
+    lam = xp.clip(real - i0.astype(dt), dt(0), dt(1)).astype(dt)
     i1 = i0 + (i0 < in_size - 1)
-    return np.stack([i0, i1], 1), np.stack([dt(1) - lam, lam], 1)
+    return xp.stack([i0, i1], 1), xp.stack([dt(1) - lam, lam], 1)
 
 
 def _cc1(x, A):
@@ -90,60 +92,63 @@ def _cc2(x, A):
     return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
 
 
-def _taps_cubic(in_size, out_size, align_corners, scale, dt):
+def _taps_cubic(in_size, out_size, align_corners, scale, dt, xp):
     s = _area_scale(in_size, out_size, align_corners, scale, dt)
-    real = _source_index(s, np.arange(out_size).astype(dt), align_corners, True, dt)
-    i0 = np.minimum(np.floor(real).astype(np.int64), in_size - 1)
-    t = np.clip(real - i0.astype(dt), dt(0), dt(1)).astype(dt)
+    real = _source_index(s, xp.arange(out_size).astype(dt), align_corners, True, dt)
+    i0 = xp.minimum(xp.floor(real).astype(np.int64), in_size - 1)
+    t = xp.clip(real - i0.astype(dt), dt(0), dt(1)).astype(dt)
     A, one = dt(-0.75), dt(1)
-    w = np.stack([_cc2(t + one, A), _cc1(t, A), _cc1(one - t, A), _cc2((one - t) + one, A)], 1).astype(dt)
-    idx = np.clip(i0[:, None] + np.arange(-1, 3), 0, in_size - 1)
+    w = xp.stack([_cc2(t + one, A), _cc1(t, A), _cc1(one - t, A), _cc2((one - t) + one, A)], 1).astype(dt)
+    idx = xp.clip(i0[:, None] + xp.arange(-1, 3), 0, in_size - 1)
     return idx, w
 
 
-def _taps_area(in_size, out_size, dt):
-    i = np.arange(out_size)
+def _taps_area(in_size, out_size, dt, xp):
+    i = xp.arange(out_size)
     start = (i * in_size) // out_size
     end = ((i + 1) * in_size + out_size - 1) // out_size
     n = end - start
-    k = int(n.max())
-    t = np.arange(k)
-    idx = np.minimum(start[:, None] + t, (end - 1)[:, None])
-    w = np.where(t < n[:, None], (1.0 / n)[:, None], 0.0).astype(dt)
+    k = int(n.max())   # (on a device: one read of the widest window)
+    t = xp.arange(k)
+    idx = xp.minimum(start[:, None] + t, (end - 1)[:, None])
+    w = xp.where(t < n[:, None], (1.0 / n)[:, None], 0.0).astype(dt)
     return idx, w
 
 
 def _aa_bilinear(x):
-    x = np.abs(x)
-    return np.where(x < 1, 1 - x, 0)
+    xp = namespace(x)
+    x = xp.abs(x)
+    return xp.where(x < 1, 1 - x, 0)
 
 
 def _aa_bicubic(x):
     a = -0.5
-    x = np.abs(x)
-    return np.where(x < 1, _cc1(x, a), np.where(x < 2, _cc2(x, a), 0))
+    xp = namespace(x)
+    x = xp.abs(x)
+    return xp.where(x < 1, _cc1(x, a), xp.where(x < 2, _cc2(x, a), 0))
 
 
 def _aa_lanczos(x):
-    x = np.abs(x)
-    return np.where(x < 3, np.sinc(x) * np.sinc(x / 3), 0)
+    xp = namespace(x)
+    x = xp.abs(x)
+    return xp.where(x < 3, xp.sinc(x) * xp.sinc(x / 3), 0)
 
 
-def _taps_aa(in_size, out_size, align_corners, scale, dt, interp_size, filt):
+def _taps_aa(in_size, out_size, align_corners, scale, dt, interp_size, filt, xp):
     s = _area_scale(in_size, out_size, align_corners, scale, dt)
     support = (interp_size * 0.5) * s if s >= 1.0 else interp_size * 0.5
     support = dt(support)
     invscale = dt(1.0) / s if s >= 1.0 else dt(1.0)
-    center = s * (np.arange(out_size).astype(dt) + dt(0.5))
-    xmin = np.maximum(np.trunc(center - support + dt(0.5)).astype(np.int64), 0)
-    xsize = np.minimum(np.trunc(center + support + dt(0.5)).astype(np.int64), in_size) - xmin
+    center = s * (xp.arange(out_size).astype(dt) + dt(0.5))
+    xmin = xp.maximum(xp.trunc(center - support + dt(0.5)).astype(np.int64), 0)
+    xsize = xp.minimum(xp.trunc(center + support + dt(0.5)).astype(np.int64), in_size) - xmin
     k = max(int(xsize.max()), 1)
-    j = np.arange(k)
+    j = xp.arange(k)
     w = filt(((j + xmin[:, None]).astype(dt) - center[:, None] + dt(0.5)) * invscale).astype(dt)
-    w = np.where(j < xsize[:, None], w, dt(0))
+    w = xp.where(j < xsize[:, None], w, dt(0))
     total = w.sum(1, keepdims=True)
-    w = np.where(total != 0, w / np.where(total != 0, total, 1), w).astype(dt)
-    idx = np.clip(j + xmin[:, None], 0, in_size - 1)
+    w = xp.where(total != 0, w / xp.where(total != 0, total, 1), w).astype(dt)
+    idx = xp.clip(j + xmin[:, None], 0, in_size - 1)
     return idx, w
 
 
@@ -151,28 +156,31 @@ def _taps_aa(in_size, out_size, align_corners, scale, dt, interp_size, filt):
 
 def _along(x, axis, idx, w):
     """out[..., o, ...] = sum_t w[o, t] * x[..., idx[o, t], ...] along ``axis``."""
+    xp = namespace(x)
     if w is None:
-        return np.take(x, idx[:, 0], axis=axis)
+        return xp.take(x, idx[:, 0], axis=axis)
     shape = [1] * x.ndim
     shape[axis] = idx.shape[0]
     out = None
     for t in range(idx.shape[1]):
-        term = np.take(x, idx[:, t], axis=axis) * w[:, t].reshape(shape)
+        term = xp.take(x, idx[:, t], axis=axis) * w[:, t].reshape(shape)
         out = term if out is None else out + term
     return out
 
 
 def _matrix(idx, w, in_size, dtype):
     """The dense (out, in) matrix of one dim's taps."""
-    m = np.zeros((idx.shape[0], in_size), dtype=dtype)
-    rows = np.repeat(np.arange(idx.shape[0]), idx.shape[1])
-    np.add.at(m, (rows, idx.reshape(-1)), 1 if w is None else w.reshape(-1))
+    xp = namespace(idx)
+    m = xp.zeros((idx.shape[0], in_size), dtype=dtype)
+    rows = xp.repeat(xp.arange(idx.shape[0]), idx.shape[1])
+    scatter_add(m, (rows, idx.reshape(-1)), 1 if w is None else w.reshape(-1))
     return m
 
 
 def _apply_matrix(x, axis, m):
     """x with ``axis`` replaced by m @ (that axis)."""
-    return np.moveaxis(np.tensordot(x, m, axes=([axis], [1])), -1, axis)
+    xp = namespace(x)
+    return xp.moveaxis(xp.tensordot(x, m, axes=([axis], [1])), -1, axis)
 
 
 class _UpsampleGrad(ArrayFunction):
@@ -183,7 +191,7 @@ class _UpsampleGrad(ArrayFunction):
         ctx.mats = mats
         for axis, m in mats:
             g = _apply_matrix(g, axis, m.T)
-        return np.ascontiguousarray(g)
+        return namespace(g).ascontiguousarray(g)
 
     @staticmethod
     def backward(ctx, gg):
@@ -198,7 +206,7 @@ class _MatrixApply(ArrayFunction):
         ctx.mats = mats
         for axis, m in reversed(mats):
             x = _apply_matrix(x, axis, m)
-        return np.ascontiguousarray(x)
+        return namespace(x).ascontiguousarray(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -276,24 +284,25 @@ def _resample(input, mode, output_size, scale_factors, align_corners, antialias)
             return x.unsqueeze(2).mean((-1, -2), keepdim=True).squeeze(2)
         return x.mean(tuple(range(-1, -nsp - 1, -1)), keepdim=True)
     dt = _opmath(x._data)
+    xp = namespace(x._data)   # the tap tables are made on the input's device
     taps = []
     for k in range(nsp):
         i, o, sc = in_sizes[k], out_sizes[k], scales[k]
         if mode in ("nearest", "nearest-exact"):
-            idx, w = _taps_nearest(i, o, sc, mode == "nearest-exact")
+            idx, w = _taps_nearest(i, o, sc, mode == "nearest-exact", xp)
         elif mode == "area":
-            idx, w = _taps_area(i, o, dt)
+            idx, w = _taps_area(i, o, dt, xp)
         elif antialias:
             if mode == "bilinear":
-                idx, w = _taps_aa(i, o, align_corners, sc, dt, 2, _aa_bilinear)
+                idx, w = _taps_aa(i, o, align_corners, sc, dt, 2, _aa_bilinear, xp)
             elif mode == "lanczos":
-                idx, w = _taps_aa(i, o, align_corners, sc, dt, 6, _aa_lanczos)
+                idx, w = _taps_aa(i, o, align_corners, sc, dt, 6, _aa_lanczos, xp)
             else:
-                idx, w = _taps_aa(i, o, align_corners, sc, dt, 4, _aa_bicubic)
+                idx, w = _taps_aa(i, o, align_corners, sc, dt, 4, _aa_bicubic, xp)
         elif mode == "bicubic":
-            idx, w = _taps_cubic(i, o, align_corners, sc, dt)
+            idx, w = _taps_cubic(i, o, align_corners, sc, dt, xp)
         else:
-            idx, w = _taps_linear(i, o, align_corners, sc, dt)
+            idx, w = _taps_linear(i, o, align_corners, sc, dt, xp)
         taps.append((2 + k, idx, w))
     if mode == "nearest":
         name = f"UpsampleNearest{nsp}D"
@@ -414,7 +423,7 @@ class PixelShuffle(ArrayFunction):
         n = len(b)
         y = x.reshape(*b, c, r, r, H, W)
         y = y.transpose(*range(n), n, n + 3, n + 1, n + 4, n + 2)
-        return np.ascontiguousarray(y).reshape(*b, c, H * r, W * r)
+        return namespace(y).ascontiguousarray(y).reshape(*b, c, H * r, W * r)
 
     @staticmethod
     def backward(ctx, grad):
@@ -433,7 +442,7 @@ class PixelUnshuffle(ArrayFunction):
         n = len(b)
         y = x.reshape(*b, C, h, r, w, r)
         y = y.transpose(*range(n), n, n + 2, n + 4, n + 1, n + 3)
-        return np.ascontiguousarray(y).reshape(*b, C * r * r, h, w)
+        return namespace(y).ascontiguousarray(y).reshape(*b, C * r * r, h, w)
 
     @staticmethod
     def backward(ctx, grad):
@@ -484,22 +493,24 @@ def pixel_unshuffle(input, downscale_factor):
 # The backward is that sum's vector-Jacobian product written in Tensor ops (so it is differentiable again).
 
 def _reflect(c, twice_low, twice_high):
+    xp = namespace(c)
     if twice_low == twice_high:
-        return np.zeros_like(c)
+        return xp.zeros_like(c)
     lo = twice_low / 2
     span = (twice_high - twice_low) / 2
-    c = np.abs(c - lo)
-    extra = np.fmod(c, span)
-    flips = np.floor(c / span)
-    return np.where(flips % 2 == 0, extra + lo, span - extra + lo).astype(c.dtype)
+    c = xp.abs(c - lo)
+    extra = xp.fmod(c, span)
+    flips = xp.floor(c / span)
+    return xp.where(flips % 2 == 0, extra + lo, span - extra + lo).astype(c.dtype)
 
 
 def _pad_coord(c, size, padding, align_corners):
+    xp = namespace(c)
     if padding == "border":
-        return np.clip(c, 0, size - 1)
+        return xp.clip(c, 0, size - 1)
     if padding == "reflection":
         c = _reflect(c, 0, 2 * (size - 1)) if align_corners else _reflect(c, -1, 2 * size - 1)
-        return np.clip(c, 0, size - 1)
+        return xp.clip(c, 0, size - 1)
     return c
 
 
@@ -533,15 +544,16 @@ def _gs_taps(g, size, mode, padding, align_corners):
         u = ((g + 1) * size - 1) / 2
         du = size / 2
     ud = u._data
+    xp = namespace(ud)
     if mode == "bicubic":
-        fl = np.floor(ud)
+        fl = xp.floor(ud)
         t = u - Tensor._make(fl)
         taps = []
         for j, (w, dw) in enumerate(zip(_cubic_weights(t), _cubic_dweights(t))):
             c = _pad_coord(fl - 1 + j, size, padding, align_corners)
             idx = c.astype(np.int64)
-            valid = (c >= 0) & (c <= size - 1) if padding == "zeros" else np.ones(c.shape, bool)
-            taps.append((np.clip(idx, 0, size - 1), valid, w, dw * du))
+            valid = (c >= 0) & (c <= size - 1) if padding == "zeros" else xp.ones(c.shape, bool)
+            taps.append((xp.clip(idx, 0, size - 1), valid, w, dw * du))
         return taps
     c = _pad_coord(ud, size, padding, align_corners)
     if padding == "zeros":
@@ -553,26 +565,26 @@ def _gs_taps(g, size, mode, padding, align_corners):
         else:   # the slope of the reflected coordinate: +-1 by the parity of the reflections, 0 where clipped
             lo, span = (0.0, size - 1.0) if align_corners else (-0.5, float(size))
             if span > 0:
-                flips = np.floor(np.abs(ud - lo) / span)
-                sign_in = np.where(ud - lo >= 0, 1, -1)
-                s = np.where(flips % 2 == 0, sign_in, -sign_in)
+                flips = xp.floor(xp.abs(ud - lo) / span)
+                sign_in = xp.where(ud - lo >= 0, 1, -1)
+                s = xp.where(flips % 2 == 0, sign_in, -sign_in)
                 raw = _reflect(ud, 0, 2 * (size - 1)) if align_corners else _reflect(ud, -1, 2 * size - 1)
-                s = np.where((raw < 0) | (raw > size - 1), 0, s).astype(ud.dtype)
+                s = xp.where((raw < 0) | (raw > size - 1), 0, s).astype(ud.dtype)
             else:
-                s = np.zeros_like(ud)
+                s = xp.zeros_like(ud)
         i = mul(u, Tensor._make(s)) + Tensor._make((c - s * ud).astype(ud.dtype))
     if mode == "nearest":
-        idx = np.rint(c).astype(np.int64)
+        idx = xp.rint(c).astype(np.int64)
         valid = (idx >= 0) & (idx <= size - 1)
-        return [(np.clip(idx, 0, size - 1), valid, None, None)]
-    fl = np.floor(c)
+        return [(xp.clip(idx, 0, size - 1), valid, None, None)]
+    fl = xp.floor(c)
     t = i - Tensor._make(fl.astype(ud.dtype))
     slope = du if s is None else Tensor._make(s * dt(du))
     taps = []
     for j, (w, sign) in enumerate(((1 - t, -1.0), (t, 1.0))):
         idx = fl.astype(np.int64) + j
         valid = (idx >= 0) & (idx <= size - 1)
-        taps.append((np.clip(idx, 0, size - 1), valid, w, slope * sign))
+        taps.append((xp.clip(idx, 0, size - 1), valid, w, slope * sign))
     return taps
 
 
@@ -582,6 +594,7 @@ def _gs_corners(x, grid, mode, padding, align_corners):
     N, C = x.shape[0], x.shape[1]
     sizes = list(x.shape[2:])            # (H, W) or (D, H, W)
     nd = len(sizes)
+    xp = namespace(x._data)
     axis_taps = []                        # x (W) first, then y (H), then z (D)
     for a in range(nd):
         size = sizes[nd - 1 - a]
@@ -589,7 +602,7 @@ def _gs_corners(x, grid, mode, padding, align_corners):
     strides = [1] * nd                    # of W, H, D in the flattened spatial index
     for a in range(1, nd):
         strides[a] = strides[a - 1] * sizes[nd - a]
-    base = (np.arange(N) * int(np.prod(sizes))).reshape((N,) + (1,) * nd)
+    base = (xp.arange(N) * math.prod(sizes)).reshape((N,) + (1,) * nd)
     corners = []
     # torch's order: outermost axis (z, then y) slowest, x fastest
     for combo in itertools.product(*[range(len(t)) for t in reversed(axis_taps)]):
@@ -600,7 +613,7 @@ def _gs_corners(x, grid, mode, padding, align_corners):
             idx, v, _, _ = axis_taps[a][k]
             flat = flat + idx * strides[a]
             valid = valid & v
-        corners.append((ks, flat.reshape(-1), np.broadcast_to(valid, flat.shape).reshape(-1)))
+        corners.append((ks, flat.reshape(-1), xp.broadcast_to(valid, flat.shape).reshape(-1)))
     return axis_taps, corners
 
 
@@ -649,7 +662,7 @@ class _GridSampler(ArrayFunction):
         ctx.save_for_backward(x, grid)
         with no_grad():
             out = _gs_compute(Tensor._make(x), Tensor._make(grid), mode, padding, align_corners)
-        return np.ascontiguousarray(out._data)
+        return namespace(x).ascontiguousarray(out._data)
 
     @staticmethod
     def backward(ctx, grad):
@@ -662,7 +675,8 @@ class _GridSampler(ArrayFunction):
         G = grad.permute(0, *range(2, nd), 1).reshape(-1, x.shape[1])      # (M, C)
         M = G.shape[0]
         rows = _gs_rows(x) if need[1] else None
-        gx = zeros(rows.shape if rows is not None else (x.numel() // x.shape[1], x.shape[1]), dtype=x.dtype) \
+        gx = zeros(rows.shape if rows is not None else (x.numel() // x.shape[1], x.shape[1]), dtype=x.dtype,
+                   device=x.device) \
             if need[0] else None
         du = [None] * (nd - 2)
         for ks, flat, valid in corners:
@@ -738,11 +752,11 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                        f"with sizes {shape_str(input.shape)} and grid with sizes {shape_str(grid.shape)}")
 
 
-def _linspace_from_neg_one(n, align_corners, dtype):
+def _linspace_from_neg_one(n, align_corners, dtype, device=None):
     from ...ops.creation import linspace, tensor
     if n <= 1:
-        return tensor(0, dtype=dtype)
-    r = linspace(-1, 1, n, dtype=dtype)
+        return tensor(0, dtype=dtype, device=device)
+    r = linspace(-1, 1, n, dtype=dtype, device=device)
     if not align_corners:
         r = r * (n - 1) / n
     return r
@@ -757,7 +771,8 @@ class AffineGridGenerator(ArrayFunction):
         N = theta.shape[0]
         sp = base.shape[:-1]
         ctx.save_for_backward(base)
-        out = np.matmul(base.reshape(1, -1, base.shape[-1]), np.swapaxes(theta, 1, 2))
+        xp = namespace(theta)
+        out = xp.matmul(base.reshape(1, -1, base.shape[-1]), xp.swapaxes(theta, 1, 2))
         return out.reshape((N,) + sp + (theta.shape[1],))
 
     @staticmethod
@@ -804,9 +819,10 @@ def affine_grid(theta, size, align_corners=None):
     dt = theta._data.dtype
     sp = spatial_size
     nd = len(sp)
-    base = np.empty(tuple(sp) + (nd + 1,), dtype=dt)
+    xp = namespace(theta._data)
+    base = xp.empty(tuple(sp) + (nd + 1,), dtype=dt)
     for a in range(nd):       # x varies along the last spatial dim, y along the one before, ...
-        lin = _linspace_from_neg_one(sp[nd - 1 - a], align_corners, theta.dtype)._data
+        lin = _linspace_from_neg_one(sp[nd - 1 - a], align_corners, theta.dtype, theta.device)._data
         shape = [1] * nd
         if lin.ndim:
             shape[nd - 1 - a] = lin.shape[0]

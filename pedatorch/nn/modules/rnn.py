@@ -41,7 +41,7 @@ import weakref
 import numpy as np
 
 from ..._tensor import Tensor
-from ...backend import namespace, to_host
+from ...backend import namespace, to_host, CPU_BACKEND
 from ... import _dtype as D
 from ...autograd.function import ArrayFunction
 from ...autograd.grad_mode import _state
@@ -109,14 +109,15 @@ def _processing_order(steps, reverse):
 def _prev_index(steps, reverse, N, B):
     """Row r of a step started from state row j: the index of that state in ``concat([Y, init])``, Y holding
     every step's new state (the previous step's row j, or init's row j for a sequence that starts)."""
-    idx = np.empty(N, np.intp)   # (host indices, cached; _prev_rows moves them to the device)
+    host = CPU_BACKEND.xp        # (host indices, cached; _prev_rows moves them to the device)
+    idx = host.empty(N, np.intp)
     nb = 0 if reverse else B
     prev = None
     for start, n in _processing_order(steps, reverse):
         m = min(n, nb)
-        idx[start:start + m] = (N if prev is None else prev) + np.arange(m)
+        idx[start:start + m] = (N if prev is None else prev) + host.arange(m)
         if n > m:
-            idx[start + m:start + n] = N + np.arange(m, n)
+            idx[start + m:start + n] = N + host.arange(m, n)
         prev, nb = start, n
     return idx
 

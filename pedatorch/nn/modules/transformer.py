@@ -21,10 +21,9 @@ general path, and reproduces the one visible effect of the nested-tensor path: i
 import copy
 import warnings
 
-import numpy as np
-
 from ..._tensor import Tensor
 from ...autograd.grad_mode import is_grad_enabled
+from ...backend import namespace
 from ...ops.creation import full
 from ...ops.manip import triu
 from .. import functional as F
@@ -165,7 +164,7 @@ class Transformer(Module):
 def _left_aligned(src, keep):
     """PyTorch's ``_nested_tensor_from_mask_left_aligned``: every row of ``keep`` (N, S) is ones then zeros."""
     k = keep._data.astype(bool)
-    return bool(np.all(k[:, 1:] <= k[:, :-1])) if k.shape[1] > 1 else True
+    return bool(namespace(k).all(k[:, 1:] <= k[:, :-1])) if k.shape[1] > 1 else True
 
 
 class TransformerEncoder(Module):

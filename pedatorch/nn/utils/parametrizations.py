@@ -13,8 +13,9 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...backend import namespace
 from ...linalg import solve
-from ...ops.creation import eye, tensor, zeros_like
+from ...ops.creation import eye, zeros_like
 from ...ops.join import cat
 from ...ops.random import randn
 from .. import functional as F
@@ -154,9 +155,10 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 def _geqrf(A):
     """LAPACK's QR in compact form: R on and above the diagonal, the Householder vectors below it, and
     their scales ``tau`` (PyTorch's ``geqrf``).  numpy's ``qr(mode='raw')`` is that same LAPACK call,
-    returning the matrix transposed.  No gradient (used only under no_grad)."""
-    h, tau = np.linalg.qr(np.asarray(A._data), mode="raw")
-    return tensor(np.ascontiguousarray(np.swapaxes(h, -1, -2))), tensor(tau)
+    returning the matrix transposed (cupy's ``qr`` has the same mode).  No gradient (used only under no_grad)."""
+    xp = namespace(A._data)
+    h, tau = xp.linalg.qr(A._data, mode="raw")
+    return Tensor._make(xp.ascontiguousarray(xp.swapaxes(h, -1, -2))), Tensor._make(xp.ascontiguousarray(tau))
 
 
 def _householder_product(A, tau):
@@ -164,11 +166,11 @@ def _householder_product(A, tau):
     zeros above row i and a 1 on row i (PyTorch's ``linalg.householder_product``).  Built from ordinary
     ops, so autograd differentiates it."""
     n, k = A.size(-2), A.size(-1)
-    rows = np.arange(n)
-    Q = eye(n, dtype=A.dtype).expand(*A.shape[:-2], n, n)
+    rows = namespace(A._data).arange(n)
+    Q = eye(n, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], n, n)
     for i in range(k):
-        below = tensor((rows > i).astype(np.float64)).to(A.dtype)
-        unit = tensor((rows == i).astype(np.float64)).to(A.dtype)
+        below = Tensor._make((rows > i).astype(np.float64)).to(A.dtype)
+        unit = Tensor._make((rows == i).astype(np.float64)).to(A.dtype)
         v = (A[..., :, i] * below + unit).unsqueeze(-1)            # (..., n, 1)
         Q = Q - tau[..., i, None, None] * ((Q @ v) @ v.mH)          # Q H_i
     return Q[..., :, :k]
@@ -178,7 +180,7 @@ def _is_orthogonal(Q):
     n, k = Q.size(-2), Q.size(-1)
     Id = eye(k, dtype=Q.dtype, device=Q.device)
     # a tolerance that grows with the size, as rounding errors do
-    eps = 10.0 * n * np.finfo(np.asarray(Q._data).dtype).eps
+    eps = 10.0 * n * np.finfo(Q._data.dtype).eps
     return Q.mH.matmul(Q).allclose(Id, atol=eps)
 
 

@@ -19,7 +19,11 @@ from typing import NamedTuple
 import numpy as np
 
 from ...autograd.function import ArrayFunction
-from ...backend import namespace
+from ...backend import namespace, CPU_BACKEND
+
+# Lengths and batch sizes are CPU tensors (PyTorch's contract, see ``_check_long_tensor``): the index tables
+# made from them are made on the host, by numpy, and moved to the data's device where they index it.
+_HOST = CPU_BACKEND.xp
 from ..._tensor import Tensor
 
 __all__ = [
@@ -200,9 +204,10 @@ def _packed_positions(batch_sizes, steps):
     """The (t, b) position of every packed row, in packed order: t-major, b < batch_sizes[t].
 
     ``batch_sizes`` is non-increasing, so the rows of step t are a prefix of the batch."""
-    bs = np.asarray(batch_sizes, dtype=np.int64)[:steps]
+    xp = _HOST
+    bs = xp.asarray(batch_sizes, dtype=np.int64)[:steps]
     width = int(bs[0]) if len(bs) else 0
-    return np.nonzero(np.arange(width)[None, :] < bs[:, None])
+    return xp.nonzero(xp.arange(width)[None, :] < bs[:, None])
 
 
 class PackPaddedSequence(ArrayFunction):
@@ -247,17 +252,18 @@ def _pack_padded_sequence(input, lengths, batch_first):
     if lengths.size(0) != batch_size:
         raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {lengths.size(0)} "
                            f"(batch_size={batch_size})")
-    lens = np.asarray(lengths._data)
+    xp = _HOST
+    lens = xp.asarray(lengths._data)
     if lens[batch_size - 1] <= 0:
         raise RuntimeError("Length of all samples has to be greater than 0, but found an element "
                            "in 'lengths' that is <= 0")
-    if np.any(lens[1:] > lens[:-1]):
+    if xp.any(lens[1:] > lens[:-1]):
         raise RuntimeError("`lengths` array must be sorted in decreasing order when "
                            "`enforce_sorted` is True. You can pass `enforce_sorted=False` "
                            "to pack_padded_sequence and/or pack_sequence to sidestep this "
                            "requirement if you do not need ONNX exportability.")
     # batch_sizes[t] = number of sequences longer than t
-    bs = (lens[None, :] > np.arange(lens[0])[:, None]).sum(1).astype(np.int64)
+    bs = (lens[None, :] > xp.arange(lens[0])[:, None]).sum(1).astype(np.int64)
     data = PackPaddedSequence.apply(input, tuple(bs.tolist()), batch_first)
     return data, torch.as_tensor(bs, dtype=torch.int64)
 
@@ -267,7 +273,8 @@ def _pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_le
     with the packed rows copied in: ``CopySlices``) and the lengths, in packed (sorted) order."""
     torch = _torch()
     _check_long_tensor(batch_sizes)
-    bs = np.asarray(batch_sizes._data, dtype=np.int64)
+    xp = _HOST
+    bs = xp.asarray(batch_sizes._data, dtype=np.int64)
     max_batch_size = int(bs[0])
     steps = len(bs)
     if total_length > 0:
@@ -282,7 +289,7 @@ def _pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_le
         rows = torch.as_tensor(t_idx * max_batch_size + b_idx, device=data.device)
         output.view((steps * max_batch_size,) + rest).index_copy_(0, rows, data)
     # lengths[b] = number of steps whose batch is wider than b
-    lengths = torch.as_tensor((bs[None, :] > np.arange(max_batch_size)[:, None]).sum(1).astype(np.int64))
+    lengths = torch.as_tensor((bs[None, :] > xp.arange(max_batch_size)[:, None]).sum(1).astype(np.int64))
     if batch_first:
         output = output.transpose(0, 1)
     return output, lengths
@@ -388,7 +395,8 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     for s in sequences:
         if s.dim() == 0:
             raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    lens = np.array([s.size(0) for s in sequences], dtype=np.int64)
+    xp = _HOST   # the lengths are host ints; the row table is moved to ``out``'s device below
+    lens = xp.array([s.size(0) for s in sequences], dtype=np.int64)
     max_len = int(lens.max())
 
     out_dims = ((n, max_len) if batch_first else (max_len, n)) + trailing
@@ -401,10 +409,10 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
               else out.new_empty((s.size(0),) + trailing).copy_(s) for s in sequences]
     src = torch.cat(blocks) if n > 1 else blocks[0]
     # row j of sequence i goes to time t = offset_i + j of column i
-    seq = np.repeat(np.arange(n), lens)
-    starts = np.cumsum(lens) - lens
-    offsets = np.zeros(n, np.int64) if padding_side == "right" else max_len - lens
-    t = np.arange(total) - np.repeat(starts, lens) + np.repeat(offsets, lens)
+    seq = xp.repeat(xp.arange(n), lens)
+    starts = xp.cumsum(lens) - lens
+    offsets = xp.zeros(n, np.int64) if padding_side == "right" else max_len - lens
+    t = xp.arange(total) - xp.repeat(starts, lens) + xp.repeat(offsets, lens)
     rows = seq * max_len + t if batch_first else t * n + seq
     out.view((out_dims[0] * out_dims[1],) + trailing).index_copy_(
         0, torch.as_tensor(rows, device=out.device), src)
