@@ -586,7 +586,8 @@ class Unbind(ArrayFunction):
         ctx.dim = dim
         ctx.in_shape = x.shape
         pre = (slice(None),) * dim
-        return tuple(x[pre + (i,)] for i in range(x.shape[dim]))
+        # (the trailing Ellipsis: at full depth numpy would return a scalar copy, not a 0-dim view)
+        return tuple(x[pre + (i, Ellipsis)] for i in range(x.shape[dim]))
 
     @staticmethod
     def backward(ctx, *grads):

@@ -68,9 +68,11 @@ def to_numpy(t):
     if hasattr(t, "_data"):  # pedatorch: the array itself (its own conversions are under test)
         a = np.array(t._data)
         return a.astype(np.float32) if dtype_name(t) == "bfloat16" else a
+    if t._is_zerotensor():   # an unused gradient: PyTorch's ZeroTensor (numpy() of one with odd strides crashes)
+        return np.zeros(tuple(t.shape), dtype=np.float32 if dtype_name(t) == "bfloat16" else dtype_name(t))
     if dtype_name(t) == "bfloat16":
         t = t.float()
-    return t.numpy(force=True).copy()  # force: a ZeroTensor (an unused gradient) too
+    return t.numpy(force=True).copy()
 
 
 def builtin_class(exc):
