@@ -215,7 +215,7 @@ def set_deterministic_debug_mode(mode):
     pass
 
 from . import nn, optim, utils  # noqa: E402,F401  (torch.nn, torch.optim, torch.utils.data as in PyTorch)
-from .utils import checkpoint as _checkpoint  # noqa: E402,F401  (torch.utils.checkpoint)
+from .utils import checkpoint as _checkpoint, data as _data  # noqa: E402,F401  (torch.utils.data, .checkpoint)
 from . import accelerator, backends, distributions, mps, onnx, serialization, testing, xpu  # noqa: E402,F401
 from . import func  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)

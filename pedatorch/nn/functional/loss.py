@@ -171,7 +171,8 @@ class _MulScalar(ArrayFunction):
     def forward(ctx, x, s):
         ctx.s = s
         x, s = promote(x, s)
-        return x * s
+        with np.errstate(invalid="ignore", over="ignore"):  # (0 * inf is nan, as in ATen, without a warning)
+            return x * s
 
     @staticmethod
     def backward(ctx, grad):
@@ -658,6 +659,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return _nll_loss_nd(input, target, weight, _get_enum(reduction), ignore_index)
 
 
+def _smoothing_share(label_smoothing, C):
+    """label_smoothing / C as ATen's C++ double division computes it: inf (not an error) with no class."""
+    return label_smoothing / C if C else math.inf
+
+
 def _ce_prob_target(input, target, weight, reduction, label_smoothing):
     """ATen's cross_entropy_loss_prob_target: ``-(log_softmax(input) * target [* weight]).sum(...)``."""
     class_dim = 0 if input.dim() == 1 else 1
@@ -669,7 +675,7 @@ def _ce_prob_target(input, target, weight, reduction, label_smoothing):
     if label_smoothing > 0.0:
         if label_smoothing > 1.0:
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {_fmt(label_smoothing)}")
-        target = _AddScalar.apply(_MulScalar.apply(target, 1 - label_smoothing), label_smoothing / C)
+        target = _AddScalar.apply(_MulScalar.apply(target, 1 - label_smoothing), _smoothing_share(label_smoothing, C))
     prod = inp * target
     if weight is not None:
         wshape = [1] * inp.dim()
@@ -710,7 +716,7 @@ def _ce_label_smoothing(input, target, weight, reduction, ignore_index, label_sm
         ret = smooth.sum()
     else:
         ret = smooth
-    return _MulScalar.apply(nll, 1 - label_smoothing) + _MulScalar.apply(ret, label_smoothing / C)
+    return _MulScalar.apply(nll, 1 - label_smoothing) + _MulScalar.apply(ret, _smoothing_share(label_smoothing, C))
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",

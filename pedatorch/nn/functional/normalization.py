@@ -515,13 +515,15 @@ class NativeGroupNorm(ArrayFunction):
     def _backward_np(g, xhat, rstd, w, need, G):
         xp = namespace(g)
         shape = xhat.shape
-        N, C = shape[0], shape[1]
-        g3, x3 = g.reshape(N, C, -1), xhat.reshape(N, C, -1)
+        N, C, HxW = shape[0], shape[1], math.prod(shape[2:])
+        # (explicit sizes, not -1: numpy cannot infer a dimension of an empty array)
+        g3, x3 = g.reshape(N, C, HxW), xhat.reshape(N, C, HxW)
         gx = gw = gb = None
         if need[0]:
             gwv = g3 * w.reshape(1, C, 1) if w is not None else g3.copy()
-            gwv = gwv.reshape(N, G, -1)
-            gx = _wrap(_normalized_grad_np(gwv, x3.reshape(N, G, -1), rstd, (2,), gwv.shape[2]).reshape(shape))
+            n = C // G * HxW
+            gwv, xg = gwv.reshape(N, G, n), x3.reshape(N, G, n)
+            gx = _wrap((_normalized_grad_np(gwv, xg, rstd, (2,), n) if gwv.size else gwv).reshape(shape))
         if need[2]:
             gw = _wrap(xp.einsum("ncl,ncl->c", g3, x3))
         if need[3]:
