@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .backend import CPU_ARRAY, as_strided, is_array, namespace
+from .backend import CPU_ARRAY, address, as_strided, is_array, namespace, storage_root
 
 
 def _iterator_layout(shape, operand_strides):
@@ -226,11 +226,13 @@ def relayout(out, want):
     return new
 
 
-def iterator_strides(shape, operands):
+def iterator_strides(shape, operands, common=None, cast_from=0):
     """The element strides PyTorch's TensorIterator gives the new output of an elementwise op.
 
     ``operands`` are the op's tensor inputs as arrays, in order; a Python number stands for the 0-dim
-    tensor PyTorch wraps it in. First the fast set-up, when every operand has the output's shape: all
+    tensor PyTorch wraps it in. On the CPU an operand not in the ``common`` dtype (from index ``cast_from``
+    on) is first replaced by its ``.to(common)`` copy, whose layout is its preserve_format one. Then the
+    fast set-up, when every operand has the output's shape: all
     contiguous gives contiguous strides, all channels-last gives channels-last, all non-overlapping and
     dense with equal strides gives those strides. Otherwise the dims are sorted by the operands' strides
     (the first operand that tells two dims apart decides; see ``_iterator_layout``) and the output is
@@ -238,8 +240,11 @@ def iterator_strides(shape, operands):
     """
     arrays = [a for a in operands if is_array(a) and a.ndim]
     strides = [tuple(s // a.itemsize for s in a.strides) for a in arrays]
+    if common is not None:   # the CPU's promotion: temporaries laid out as empty_like(a) lays them out
+        cast = {id(a) for a in operands[cast_from:] if type(a) is CPU_ARRAY and a.dtype != common}
+        strides = [_preserved_strides(a.shape, st) if id(a) in cast else st for a, st in zip(arrays, strides)]
     if len(arrays) == len(operands) and all(a.shape == shape for a in arrays):   # fast set-up
-        if all(a.flags.c_contiguous for a in arrays):
+        if all(is_in_format(shape, st, "contiguous_format") for st in strides):
             return _contiguous_strides(shape)
         if len(shape) in (4, 5) and all(is_in_format(shape, st, "channels_last" if len(shape) == 4 else "channels_last_3d") for st in strides):
             return _dense_in_order(shape, _channels_last_order(len(shape)))
@@ -257,9 +262,10 @@ def iterator_strides(shape, operands):
     return _dense_in_order(shape, perm)
 
 
-def iterator_result(out, args, n):
+def iterator_result(out, args, n, cast_from=0):
     """``out`` (numpy's result of an elementwise op) laid out as PyTorch lays out that op's result; the
-    op's operands are the first ``n`` of ``args`` (None: an absent optional operand).
+    op's operands are the first ``n`` of ``args`` (None: an absent optional operand); those from index
+    ``cast_from`` on are promoted to the common dtype (``where`` never casts its condition).
 
     Usually numpy's layout already is PyTorch's, and a quick test finds that out without sorting:
     each operand has the output's strides (where it is not broadcast, the same order), or the output is
@@ -277,7 +283,17 @@ def iterator_result(out, args, n):
                 break
         else:
             return out
-    return relayout(out, iterator_strides(shape, [a for a in operands if a is not None]))
+    operands = [a for a in operands if a is not None]
+    return relayout(out, iterator_strides(shape, operands, _common_dtype(out, operands[cast_from:]), cast_from))
+
+
+def _common_dtype(out, operands):
+    """The dtype TensorIterator computes in: the result's, except for a bool result of non-bool inputs
+    (comparisons, logical ops), which compare in the inputs' promoted dtype."""
+    if out.dtype != np.bool_ or len(operands) < 2:
+        return out.dtype
+    from ._dtype import result_type_of
+    return result_type_of(*operands).np
 
 
 def _c_ordered(a):
@@ -290,6 +306,27 @@ def _c_ordered(a):
                 return False
             last = stride
     return True
+
+
+# ---------------------------------------------------------------------- memory overlap
+
+def check_no_partial_overlap(dst, src):
+    """PyTorch's refusal to write ``dst`` from an input sharing part of its memory (ATen's
+    ``assert_no_partial_overlap``): both dense, in one storage, and their byte ranges overlap without
+    being the same elements in the same order (equal ranges with other strides, even only a size-1
+    dim's, count as partial). Overlaps too hard to tell (a non-dense one) pass, as in PyTorch."""
+    if dst.size == 0 or src.size == 0 or storage_root(dst) is not storage_root(src):
+        return
+    for a in (dst, src):
+        if not _is_non_overlapping_and_dense(a.shape, [st // a.itemsize for st in a.strides]):
+            return
+    a0, b0 = address(dst), address(src)
+    a1, b1 = a0 + dst.size * dst.itemsize, b0 + src.size * src.itemsize
+    if (a0, a1) == (b0, b1) and dst.strides == src.strides or not (a0 < b1 and b0 < a1):
+        return
+    raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                       "refer to a single memory location. Please clone() the tensor before performing the "
+                       "operation.")
 
 
 # ---------------------------------------------------------------------- gradients of leaves

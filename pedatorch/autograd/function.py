@@ -50,6 +50,8 @@ class _FunctionMeta(type):
         super().__init__(name, bases, attrs)
         node_name = attrs.get("node_name") or name + "Backward"
         cls._plain = cls._view_of is None and cls._inplace_of is None
+        # a new result that may need PyTorch's layout (see _elementwise_layout)
+        cls._relayout = cls._plain and bool(getattr(cls, "_elementwise", 0) or getattr(cls, "_result_format", None))
         attrs = {"_function": cls, "__module__": cls.__module__, "__slots__": ()}
         if not cls._array_forward:  # a learner's Function: PyTorch shows its node's module in the repr
             attrs["_repr_prefix"] = "torch.autograd.function."
@@ -170,6 +172,7 @@ class ArrayFunction(Function):
 
     _array_forward = True
     _elementwise = 0   # an elementwise op: how many leading arguments are its operands (see _layout)
+    _uncast = 0        # how many leading operands keep their dtype (where's condition), the rest are promoted
     # "contiguous_format" or "preserve_format" (of the first argument): how ATen allocates the result of an
     # op that is no TensorIterator op (None: numpy's layout, or TensorIterator's for an elementwise op)
     _result_format = None
@@ -190,13 +193,13 @@ class ArrayFunction(Function):
             if record:
                 ctx = _new_node(cls, args)
                 out = cls.forward(ctx, *arrays)
-                if (type(out) is CPU_ARRAY or type(out) is not tuple and is_array(out)) and out.ndim > 1 and (
-                        cls._elementwise or cls._result_format) and cls._plain:
+                if cls._relayout and (type(out) is CPU_ARRAY or type(out) is not tuple and is_array(out)) and \
+                        out.ndim > 1:
                     out = _elementwise_layout(cls, arrays, out, ctx)
                 return _wrap_recorded(cls, ctx, args, out)
             out = cls.forward(_NO_CTX, *arrays)
-            if (type(out) is CPU_ARRAY or type(out) is not tuple and is_array(out)) and out.ndim > 1 and (
-                    cls._elementwise or cls._result_format) and cls._plain:
+            if cls._relayout and (type(out) is CPU_ARRAY or type(out) is not tuple and is_array(out)) and \
+                    out.ndim > 1:
                 out = _elementwise_layout(cls, arrays, out, None)
         except ValueError as e:  # numpy's words -> PyTorch's RuntimeError
             raise _numpy_error(e, arrays) from None
@@ -223,7 +226,7 @@ def _elementwise_layout(cls, arrays, out, ctx):
         x = arrays[0]
         new = relayout(out, format_strides(x.shape, [st // x.itemsize for st in x.strides], "preserve_format"))
     else:
-        new = iterator_result(out, arrays, cls._elementwise)
+        new = iterator_result(out, arrays, cls._elementwise, cls._uncast)
     if new is not out and ctx is not None and "_to_save" in ctx.__dict__:
         ctx._to_save = tuple(new if s is out else s for s in ctx._to_save)
     return new

@@ -15,6 +15,7 @@ from .. import _dtype as D
 from ..backend import namespace, CPU_ARRAY, is_array
 from .._layout import iterator_result, _empty_preserving_layout
 from .._tensor import Tensor
+from ..autograd.engine import mark_efficient_zero
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
 from .creation import zero_grad
@@ -293,6 +294,8 @@ class Pow(ArrayFunction):
         if dt == np.bool_:  # bool ** bool: no bool pow kernel; PyTorch copies (** True) or fills ones (** False)
             return a.copy() if p else xp.ones_like(a)
         a2, p2 = promote(a, p)
+        if a2.dtype.kind == "f" or is_reduced_np(a2.dtype):
+            return _float_pow_scalar(a2, p)
         if p == 2:
             return a2 * a2
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -307,6 +310,37 @@ class Pow(ArrayFunction):
         if p == 2:
             return grad * (a * 2), None
         return grad * (a ** (p - 1) * p), None
+
+
+def _float_pow_scalar(a, p):
+    """a ** p for a float array, as ATen's pow_tensor_scalar_kernel computes it: sqrt, 1 / sqrt and
+    reciprocal for p = 0.5, -0.5, -1 (so (-inf) ** 0.5 is nan, not pow's inf), products for 2, 3, -2
+    (bfloat16: each step rounded to bfloat16, as numpy's bfloat16 arithmetic does too), else pow in double
+    for float32. float16 has none of these: pow in float32 whatever p is."""
+    xp = namespace(a)
+    dt = a.dtype
+    one = dt.type(1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if dt == np.float16:
+            out = xp.power(a.astype(np.float32), np.float32(p))
+            if p == 0.5:   # C's pow (numpy's power takes sqrt here): pow(-inf, 0.5) = inf, pow(-0, 0.5) = +0
+                out = xp.where(a == -np.inf, np.float32(np.inf), xp.where(a == 0, np.float32(0), out))
+            return out.astype(dt)
+        if p == 0.5:
+            return xp.sqrt(a)
+        if p == -0.5:
+            return one / xp.sqrt(a)
+        if p == -1:
+            return one / a
+        if p == 2:
+            return a * a
+        if p == 3:
+            return a * a * a
+        if p == -2:
+            return one / (a * a)
+        if dt == np.float32:
+            return xp.power(a.astype(np.float64), float(p)).astype(dt)
+        return xp.power(a, dt.type(p))
 
 
 def _int_power(a, b):
@@ -681,6 +715,8 @@ def _unary(name, node_name, kernel, derivative, doc, keep_int=False, dtypes=None
     cls = type(name, (ArrayFunction,), {
         "__doc__": doc, "node_name": node_name, "__module__": __name__, "_elementwise": 1,
         "forward": staticmethod(forward), "backward": staticmethod(backward)})
+    if name in ("Deg2rad", "Rad2deg"):   # no TensorIterator result in ATen: mul_ writes into empty_like(self)
+        cls._result_format = "preserve_format"
     return cls
 
 
@@ -872,7 +908,29 @@ Acosh = _unary("Acosh", "AcoshBackward0", _XP.arccosh, lambda x, o, g: g * (x * 
                "acosh(x)' = 1 / sqrt(x² - 1)")
 Atanh = _unary("Atanh", "AtanhBackward0", _XP.arctanh, lambda x, o, g: g / (1 - x * x),
                "atanh(x)' = 1 / (1 - x²)")
-Sigmoid = _unary("Sigmoid", "SigmoidBackward0", _sigmoid_kernel, lambda x, o, g: g * o * (1 - o),
+class SigmoidBackward(ArrayFunction):
+    """PyTorch's sigmoid_backward(grad, out) = grad (1 - out) out, one op (half precision in float32);
+    d/dgrad = sigmoid_backward(gg, out), d/dout = gg grad (1 - 2 out): one term, where the product rule
+    on grad * out * (1 - out) would add inf - inf = NaN when gg * grad is infinite"""
+    node_name = "SigmoidBackwardBackward0"
+    _elementwise = 2
+
+    @staticmethod
+    def forward(ctx, g, o):
+        ctx.save_for_backward(g, o)
+        g, o = promote(g, o)
+        gw, ow = to_opmath(g), to_opmath(o)
+        return namespace(gw).asarray(gw * (1 - ow) * ow).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, o = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        return (SigmoidBackward.apply(gg, o) if need[0] else None,
+                gg * g * (o * -2 + 1) if need[1] else None)
+
+
+Sigmoid = _unary("Sigmoid", "SigmoidBackward0", _sigmoid_kernel, lambda x, o, g: SigmoidBackward.apply(g, o),
                  "sigmoid(x)' = sigmoid(x) (1 - sigmoid(x))")
 Erf = _unary("Erf", "ErfBackward0", _erf_kernel, lambda x, o, g: (-(x ** 2)).exp() * (2 / _SQRT_PI) * g,
              "erf(x)' = 2/sqrt(pi) exp(-x²)")
@@ -897,8 +955,11 @@ def _sinc_grad(x, o, g):
 
 
 Sinc = _unary("Sinc", "SincBackward0", _XP.sinc, _sinc_grad, "sinc(x)' = (cos(pi x) - sinc(x)) / x")
-Deg2rad = _unary("Deg2rad", "Deg2RadBackward0", _XP.deg2rad, lambda x, o, g: g * (math.pi / 180), "deg2rad")
-Rad2deg = _unary("Rad2deg", "Rad2DegBackward0", _XP.rad2deg, lambda x, o, g: g * (180 / math.pi), "rad2deg")
+# ATen multiplies by the constant rounded to the dtype (numpy's kernels round differently)
+Deg2rad = _unary("Deg2rad", "Deg2RadBackward0", lambda x: x * x.dtype.type(math.pi / 180),
+                 lambda x, o, g: g * (math.pi / 180), "deg2rad")
+Rad2deg = _unary("Rad2deg", "Rad2DegBackward0", lambda x: x * x.dtype.type(180 / math.pi),
+                 lambda x, o, g: g * (180 / math.pi), "rad2deg")
 
 
 class Logit(ArrayFunction):
@@ -1061,6 +1122,9 @@ class Clamp(ArrayFunction):
         dt = np.result_type(x, *(v for v in (lo, hi) if v is not None)) if x.dtype.kind in "iub" else x.dtype
         if x.dtype.kind in "iub" and any(isinstance(v, float) for v in (lo, hi)):
             dt = D.get_default_dtype().np
+        kernel = "clamp_scalar_cpu" if lo is not None and hi is not None else \
+            "clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu"
+        check_kernel_dtype(kernel, dt, "if")   # (no bool loop)
         out = x.astype(dt, copy=False)
         lo, hi = (None if v is None else cast(v, dt) for v in (lo, hi))  # (an int bound wraps, as PyTorch's)
         if lo is not None:
@@ -1133,6 +1197,7 @@ class Where(ArrayFunction):
     """out = cond ? a : b;   da = grad where cond,  db = grad where not cond"""
     node_name = "WhereBackward0"
     _elementwise = 3
+    _uncast = 1   # the condition stays bool
 
     @staticmethod
     def forward(ctx, cond, a, b):
@@ -1275,13 +1340,15 @@ class Sgn(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         ctx.saved_tensors   # (reading them checks their versions, as PyTorch's unpacking does)
-        return zero_grad(grad)
+        # PyTorch's _efficientzerotensor: the formulas below keep it zero (see autograd.engine)
+        return mark_efficient_zero(zero_grad(grad))
 
 
 class NanToNum(ArrayFunction):
     """replace NaN/±inf by numbers;  dx = grad where x was finite"""
     node_name = "NanToNumBackward0"
     _elementwise = 1
+    _result_format = "preserve_format"   # ATen's nan_to_num writes into empty_like(self) (an int one: a clone)
 
     @staticmethod
     def forward(ctx, x, nan=0.0, posinf=None, neginf=None):
@@ -1746,7 +1813,8 @@ def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        check_kernel_dtype("clamp_cpu", result_np_dtype(*(t for t in (input, min, max) if t is not None)), "if")
+        if min is not None and max is not None:   # (with one bound ATen runs maximum/minimum: bool works)
+            check_kernel_dtype("clamp_cpu", result_np_dtype(input, min, max), "if")
         r = ClampTensor.apply(input, min, max)
     else:
         dt = result_np_dtype(input, *(b for b in (min, max) if b is not None))
@@ -1922,7 +1990,9 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     o = other._data if isinstance(other, Tensor) else other
     if isinstance(other, Tensor):
         broadcast_shapes_or_raise(input._data.shape, o.shape)  # (PyTorch's words, not numpy's ValueError)
-    return Tensor._make(namespace(input._data).isclose(input._data, o, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    xp = namespace(input._data)
+    # (asarray: numpy answers 0-dim inputs with a scalar, which a tensor must not hold)
+    return Tensor._make(xp.asarray(xp.isclose(input._data, o, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
 
 _export("""add sub subtract rsub mul multiply div divide true_divide floor_divide pow float_power remainder fmod

@@ -275,11 +275,26 @@ def _advanced_key(t, adv, bounds=True):
         key[p] = a
     if bounds:
         _check_key_bounds(shape, key)
+    if positions and 0 in _indexed_shape(shape, key):
+        # an empty result reads no entry, so none is out of bounds; numpy would still check them all
+        key = [k if isinstance(k, slice) else xp.zeros_like(k) for k in key]
     return tuple(key)
 
 
+def _check_empty_dims(shape, key):
+    """ATen's AdvancedIndex set-up: an indexed dim of size 0 with a non-empty index has no valid index
+    (checked before the kernel runs, so before the value's shape is)."""
+    positions = [p for p, a in enumerate(key) if not isinstance(a, slice)]
+    if any(shape[p] == 0 for p in positions) and 0 not in np.broadcast_shapes(*(key[p].shape for p in positions)):
+        raise IndexError("index is out of bounds for dimension with size 0")
+
+
 def _check_key_bounds(shape, key):
-    """PyTorch's error for an index array entry outside its dim."""
+    """PyTorch's error for an index array entry outside its dim. The kernel checks the entries it reads:
+    none when the result is empty (``x[:, idx]`` of an x with a size-0 dim, an empty mask's entries)."""
+    _check_empty_dims(shape, key)
+    if 0 in _indexed_shape(shape, key):
+        return
     arrays = [(p, a) for p, a in enumerate(key) if not isinstance(a, slice)]
     for i, (p, a) in enumerate(arrays):
         size = shape[p]
@@ -413,6 +428,7 @@ def _index_put(target, key, values, accumulate, inplace, adv=None):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_type_word(target._data.dtype)} for the destination and "
                            f"{_type_word(values._data.dtype)} for the source.")
+    _check_empty_dims(target._data.shape, key)
     result_shape = _indexed_shape(target._data.shape, key)
     try:
         ok = np.broadcast_shapes(values._data.shape, result_shape) == result_shape
@@ -659,8 +675,10 @@ def _index_add(input, dim, index, source, alpha, inplace):
     if ss and xs and (len(ss) != len(xs) or ss[:d] + ss[d + 1:] != xs[:d] + xs[d + 1:]):
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {shape_str(xs)} source.shape = {shape_str(ss)}")
-    if len(xs) <= 1:  # PyTorch's 1-D kernel words it differently
-        if ((idx < 0) | (idx >= (xs[0] if xs else 1))).any():
+    if len(xs) <= 1 or 0 < d < len(xs) - 1 and input._data.size:
+        # PyTorch's 1-D kernel, and its loop over slices for a middle dim, word it differently (along the
+        # first or last dim it runs scatter_add, whose check is _check_bounds')
+        if ((idx < 0) | (idx >= (xs[d] if xs else 1))).any():
             raise IndexError("index out of range in self")
     elif input._data.size:  # (PyTorch's kernel returns before checking when self has no elements)
         _check_bounds(idx, xs[d], d, negative=False)
@@ -1195,10 +1213,12 @@ class MaskedSelect(ArrayFunction):
         shape = np.broadcast_shapes(x.shape, mask.shape)
         m = xp.broadcast_to(mask, shape)
         ctx.mask, ctx.shape = m, shape
+        ctx.save_for_backward(x)   # PyTorch saves self: changing it in place afterwards breaks backward
         return xp.broadcast_to(x, shape)[m]
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading it checks its version, as PyTorch's unpacking does)
         return MaskedScatter.apply(_zeros(ctx.shape, grad._data.dtype, grad._data), ctx.mask, grad), None
 
 

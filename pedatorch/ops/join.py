@@ -19,8 +19,10 @@ class Cat(ArrayFunction):
         ctx.shapes = [a.shape for a in arrays]
         dt = result_np_dtype(*arrays)
         xp = namespace(*arrays)
-        out = xp.concatenate([a.astype(dt, copy=False) for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]
-                             or [arrays[0]], axis=dim)
+        real = [a.astype(dt, copy=False) for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]
+        if not real:   # only legacy 1-d empty tensors: an empty one of the common dtype
+            return xp.empty((0,), dtype=dt)
+        out = xp.concatenate(real, axis=dim)
         return out if out.flags.c_contiguous else out.copy()  # PyTorch's cat result is contiguous
 
     @staticmethod
@@ -44,7 +46,9 @@ def cat(tensors, dim=0, *, out=None):
     ref = real[0] if real else tensors[0]
     if ref._data.ndim == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
-    d = wrap_dim(dim, ref._data.ndim)
+    # ATen's legacy_cat_wrap_dim: the skipped 1-d empty tensors do not check the dim; when every tensor
+    # is one, any dim goes (the result is empty whatever it is)
+    d = wrap_dim(dim, ref._data.ndim) if real else 0
     for i, t in enumerate(tensors):
         if any(t is r for r in real):
             if t._data.ndim != ref._data.ndim:

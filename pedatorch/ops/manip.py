@@ -612,7 +612,7 @@ class NarrowCopy(ArrayFunction):
 
 def narrow_copy(input, dim, start, length, *, out=None):
     from .shape import narrow_key
-    return write_out(out, NarrowCopy.apply(input, narrow_key(input, dim, start, length)))
+    return write_out(out, NarrowCopy.apply(input, narrow_key(input, dim, start, length, copy=True)))
 
 
 class BlockDiag(ArrayFunction):

@@ -116,8 +116,8 @@ def _dims_arg(dim, ndim):
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if isinstance(dim, D.dtype):  # sum(x, torch.float64)
         dim, dtype = None, dim
+    dims = _dims_arg(dim, input._data.ndim)   # (a bad dim is reported before a dtype autograd refuses)
     np_dtype = _acc_dtype(input, dtype)
-    dims = _dims_arg(dim, input._data.ndim)
     if dim is None and not keepdim:   # (sum(x, dim=[]) also reduces every dim, but records SumBackward1)
         r = SumAll.apply(input, np_dtype)
     else:
@@ -135,7 +135,11 @@ class Nansum(ArrayFunction):
     def forward(ctx, x, dims, keepdim, np_dtype):
         ctx.save_for_backward(x)
         ctx.dims, ctx.keepdim = dims, keepdim
-        return _accumulate(namespace(x).nansum, x, np_dtype, axis=dims, keepdims=keepdim)
+        # the NaNs replaced by 0 here, not by numpy's nansum: it only knows its own float dtypes (a bfloat16
+        # NaN would stay and make the sum NaN)
+        xp = namespace(x)
+        x = xp.where(xp.isnan(x), x.dtype.type(0), x)
+        return _accumulate("sum", x, np_dtype, axis=dims, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -375,15 +379,15 @@ class ProdDim(ArrayFunction):
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """The product of all elements, or along ``dim`` (one int).  Integers and bools multiply in int64."""
-    np_dtype = _acc_dtype(input, dtype)
     if dim is None:
-        r = ProdAll.apply(input, np_dtype)
+        r = ProdAll.apply(input, _acc_dtype(input, dtype))
     else:
         if not isinstance(dim, numbers.Integral) or isinstance(dim, bool):
             raise TypeError(f"prod() received an invalid combination of arguments - got "
                             f"({type(dim).__name__}), but expected one of: (Tensor input, *, dtype), "
                             f"(Tensor input, int dim, bool keepdim, *, dtype)")
-        r = ProdDim.apply(input, _one_dim(dim, input._data.ndim), bool(keepdim), np_dtype)
+        dim = _one_dim(dim, input._data.ndim)   # (a bad dim is reported before a dtype autograd refuses)
+        r = ProdDim.apply(input, dim, bool(keepdim), _acc_dtype(input, dtype))
     return r if out is None else write_out(out, r)
 
 
@@ -591,8 +595,10 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
 
 # ====================================================================== var, std
 
-def _var_kernel(x, dims, correction, keepdim, with_mean=False):
+def _var_kernel(x, dims, correction, keepdim, with_mean=False, take_sqrt=False):
     """(variance, mean with keepdim): sum((x - mean)^2) / max(0, N - correction), in two passes.
+    ``take_sqrt``: the standard deviation instead, its root taken in float64 before the result is rounded
+    to the input's dtype, as PyTorch's kernels do (a float32 std of 1e27 does not overflow as var would).
 
     PyTorch's CPU has two kernels, and they round differently:
 
@@ -628,7 +634,11 @@ def _var_kernel(x, dims, correction, keepdim, with_mean=False):
         d = x.astype(acc, copy=False) - mean  # the squares in float64 either way
         sq = (d.real * d.real + d.imag * d.imag) if x.dtype.kind == "c" else d * d
         var = xp.sum(sq, axis=dims, keepdims=keepdim) / _b.max(0, n - correction)
-    return xp.asarray(var).astype(real, copy=False), (mean + shift).astype(like.dtype, copy=False)
+        if take_sqrt:
+            var = xp.sqrt(var)
+        # (beyond the dtype's range the result is inf, as PyTorch's, without numpy's cast warning)
+        with np.errstate(over="ignore"):
+            return xp.asarray(var).astype(real, copy=False), (mean + shift).astype(like.dtype, copy=False)
 
 
 def _var_backward(grad, x, dims, correction, keepdim, full):
@@ -689,7 +699,7 @@ class Std(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim, full):
         xp = namespace(x)
-        out = xp.asarray(xp.sqrt(_var_kernel(x, dims, correction, keepdim)[0]))
+        out = xp.asarray(_var_kernel(x, dims, correction, keepdim, take_sqrt=True)[0])
         ctx.save_for_backward(x, out)
         ctx.dims, ctx.correction, ctx.keepdim, ctx.full = dims, correction, keepdim, full
         return out
@@ -728,14 +738,12 @@ class StdMean(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim, full):
-        var, mean = _var_kernel(x, dims, correction, keepdim, with_mean=True)
+        std, mean = _var_kernel(x, dims, correction, keepdim, with_mean=True, take_sqrt=True)
         mean = _welford_mean(x, mean, dims)
-        xp = namespace(var)
-        std = xp.asarray(xp.sqrt(var))
         ctx.save_for_backward(x, std)
         ctx.dims, ctx.correction, ctx.keepdim, ctx.full = dims, correction, keepdim, full
         ctx.set_materialize_grads(False)  # an unused output gets None, not zeros: 0 * inf would be NaN
-        return std, (mean if keepdim else mean.reshape(var.shape))
+        return std, (mean if keepdim else mean.reshape(std.shape))
 
     @staticmethod
     def backward(ctx, grad_std, grad_mean):

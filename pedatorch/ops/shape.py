@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from .._layout import copy_in_format
+from .._layout import check_no_partial_overlap, copy_in_format
 from .._tensor import Tensor, Size, contiguous_format, preserve_format
 from ..backend import storage_root as _storage_root, address as _address, as_strided as _as_strided, namespace
 from ..backend import CPU_ARRAY, CPU_BACKEND, scatter_add, writeable as _writeable
@@ -552,17 +552,22 @@ def select(input, dim, index):
     return Select.apply(input, key)
 
 
-def narrow_key(input, dim, start, length):
-    """The basic-index key of ``narrow(dim, start, length)``, checked as PyTorch checks it."""
+def narrow_key(input, dim, start, length, copy=False):
+    """The basic-index key of ``narrow(dim, start, length)``, checked as PyTorch checks it (``copy``: as
+    ``narrow_copy`` does, which has no own words for a negative length)."""
     if input._data.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input._data.ndim)
     if isinstance(start, Tensor):
         start = int(start.item())
     size = input._data.shape[d]
+    if length < 0 and not copy:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:
         start += size
-    if not 0 <= start <= size or length < 0 or start + length > size:
+    if length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return (slice(None),) * d + (slice(start, start + length),)
 
@@ -996,6 +1001,8 @@ def copy_(self, src, non_blocking=False):
     if src.device != self.device:
         from .conversion import to_copy
         src = to_copy(src, self.device, None, False)
+    elif src is not self:
+        check_no_partial_overlap(self._data, src._data)
     if self._data.dtype != src._data.dtype:
         # PyTorch casts freely in copy_ (float into int truncates): cast first, same semantics
         from .conversion import to_copy

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from ..._layout import in_format
+from ..._layout import in_format, is_in_format
 from ..._tensor import Tensor
 from ...backend import namespace, CPU_ARRAY
 from ...autograd.function import ArrayFunction
@@ -431,9 +431,11 @@ class Gelu(ArrayFunction):
                 return _back(0.5 * xw * (1 + xp.tanh(inner)), x)
         with np.errstate(invalid="ignore"):
             out = xw * 0.5 * (1 + _erf(xw * _SQRT1_2))
-        if xw.dtype == np.float32:
-            # PyTorch's float kernel (also used by the half types) takes erf from a polynomial that makes
-            # NaN at +inf, so gelu(inf) is NaN there; the double kernel's std::erf gives inf
+        if xw.dtype == np.float32 and x.size > 1 and is_in_format(x.shape, [st // x.itemsize for st in x.strides],
+                                                                  "contiguous_format"):
+            # PyTorch's vectorized float kernel (also used by the half types) takes erf from a polynomial
+            # that makes NaN at +inf, so gelu(inf) is NaN there.  It runs only on a contiguous input of more
+            # than one element: otherwise, and in the double kernel, the scalar std::erf gives inf
             out = xp.where(xw == np.inf, np.nan, out)
         return _back(out, x)
 
@@ -661,7 +663,10 @@ class Hardswish(ArrayFunction):
     def backward(ctx, grad):
         x, = ctx.saved_tensors
         a = x._data
-        slope = x / 3 + 0.5  # PyTorch's order of tests: x <= -3 -> 0, x < 3 -> slope, else (NaN too) 1
+        # PyTorch's order of tests: x <= -3 -> 0, x < 3 -> slope, else (NaN too) 1.  The slope is taken of x
+        # with the elements outside (-3, 3) set to 0: an inf there would give 0 * inf = NaN in the double
+        # backward, where PyTorch's (a where on -3 < x < 3) has 0
+        slope = x.masked_fill(_const(~((a > -3) & (a < 3))), 0) / 3 + 0.5
         return masked_grad(_where_const(a < 3, grad * slope, grad), ~(a <= -3))
 
 

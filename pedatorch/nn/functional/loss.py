@@ -21,6 +21,7 @@ import numpy as np
 import pedatorch
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
+from ..._layout import iterator_result
 from ...backend import namespace, scatter_add, to_host
 from ...autograd.grad_mode import _state
 from ...ops._util import promote, to_float, _type_word, shape_str, broadcast_shapes_or_raise, result_np_dtype
@@ -274,6 +275,7 @@ class _LogSigmoid(ArrayFunction):
 class MseLoss(ArrayFunction):
     """l = (x - y)^2, reduced;  dx = 2 (x - y) grad (/ numel for 'mean'),  dy = -dx"""
     node_name = "MseLossBackward0"
+    _elementwise = 2   # a TensorIterator op on (input, target): the result takes their layout
 
     @staticmethod
     def forward(ctx, x, y, reduction):
@@ -295,6 +297,7 @@ class MseLoss(ArrayFunction):
 class SmoothL1Loss(ArrayFunction):
     """l = 0.5 z^2 / beta if |z| < beta else |z| - 0.5 beta  (z = x - y);  dx = clamp(z / beta, -1, 1) grad"""
     node_name = "SmoothL1LossBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, x, y, reduction, beta):
@@ -317,6 +320,7 @@ class SmoothL1Loss(ArrayFunction):
 class HuberLoss(ArrayFunction):
     """l = 0.5 z^2 if |z| < delta else delta (|z| - 0.5 delta)  (z = x - y);  dx = clamp(z, -delta, delta) grad"""
     node_name = "HuberLossBackward0"
+    _elementwise = 2
 
     @staticmethod
     def forward(ctx, x, y, reduction, delta):
@@ -751,6 +755,7 @@ class BinaryCrossEntropy(ArrayFunction):
     """l = -w (y max(log x, -100) + (1 - y) max(log(1 - x), -100));
     dx = w (x - y) / max(x (1 - x), 1e-12) grad,  dy = -w logit(x) grad  (/ numel for 'mean')"""
     node_name = "BinaryCrossEntropyBackward0"
+    _result_format = "preserve_format"   # ATen writes the loss into empty_like(input)
 
     @staticmethod
     def forward(ctx, x, y, weight, reduction):
@@ -829,6 +834,8 @@ class BinaryCrossEntropyWithLogits(ArrayFunction):
             loss = (loss * weight).astype(dt)
         ctx.save_for_backward(x, y, weight, pos_weight)
         ctx.reduction, ctx.numel = reduction, x.size
+        if reduction == "none":   # ATen's loss is (1 - target).mul_(input)...: laid out as 1 - target
+            loss = iterator_result(loss, (y,), 1)
         return _reduce_array(loss, reduction)
 
     @staticmethod
@@ -1000,6 +1007,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 class SoftMarginLoss(ArrayFunction):
     """l = log(1 + exp(-y x));  dx = -y z / (1 + z) grad  (z = exp(-y x), / numel for 'mean')"""
     node_name = "SoftMarginLossBackward0"
+    _elementwise = 1   # ATen: neg_out(output, input).mul_(target)...: the result takes the input's layout
 
     @staticmethod
     def forward(ctx, x, y, reduction):

@@ -22,12 +22,14 @@ import numbers
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._tensor import Tensor, contiguous_format, channels_last, channels_last_3d
+from ..._layout import suggested_format, is_in_format
 from ...autograd.function import ArrayFunction
 from ...backend import namespace
 from ...autograd.grad_mode import _state, no_grad
 from ...ops._util import shape_str, check_kernel_dtype, _type_word
 from ..._dtype import to_opmath, opmath_np, is_inexact_np
+from .loss import _AddScalar
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm",
            "normalize"]
@@ -36,6 +38,44 @@ __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm"
 def _acc(dt):
     """The accumulation dtype of the statistics (PyTorch's CPU acc_type: double for float)."""
     return np.float64 if dt in (np.float32, np.float64) else np.float32
+
+
+def _fused_multiply_add(x, alpha, beta):
+    """x * alpha + beta rounded once, as the vectorized fmadd of PyTorch's CPU batch norm: for a constant
+    channel (x == mean) its result is the rounding error of mean * alpha, not 0.  A float32 product is
+    exact in float64.  In float64 the product's rounding error is recovered exactly (Dekker's split of
+    each factor into halves of 26 bits) and added last: exact for a constant channel, within an ulp
+    of the fused result elsewhere."""
+    if x.dtype == np.float32:
+        return (x.astype(np.float64) * alpha + beta).astype(np.float32)
+    if x.dtype != np.float64:
+        return x * alpha + beta
+    xp = namespace(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        product = x * alpha
+        xh, xl = _split_double(x)
+        ah, al = _split_double(alpha)
+        error = ((xh * ah - product) + xh * al + xl * ah) + xl * al   # x * alpha - product, exactly
+        plain = product + beta
+        fused = plain + error
+    return xp.where(xp.isfinite(fused), fused, plain)   # (huge or non-finite values: the split overflows)
+
+
+def _all_contiguous(x, *params):
+    """ATen's test for its vectorized batch norm kernel: the input contiguous (or channels-last), each
+    parameter given contiguous."""
+    strides = [st // x.itemsize for st in x.strides]
+    formats = ("contiguous_format",) + {4: ("channels_last",), 5: ("channels_last_3d",)}.get(x.ndim, ())
+    if not any(is_in_format(x.shape, strides, f) for f in formats):
+        return False
+    return all(p is None or p.size <= 1 or p.strides[0] == p.itemsize for p in params)
+
+
+def _split_double(v):
+    """v = hi + lo with hi, lo of 26 significant bits each (Veltkamp): their products are exact."""
+    t = v * 134217729.0   # 2**27 + 1
+    hi = t - (t - v)
+    return hi, v - hi
 
 
 def _recomputed_stats(x, axes, eps):
@@ -116,8 +156,19 @@ class NativeBatchNorm(ArrayFunction):
         bshape = (1, C) + (1,) * (x.ndim - 2)
         n = x.size // C if C else 0
         acc = _acc(x.dtype)
+        fused = _all_contiguous(x_in, w, b, rm, rv)
+        if training and not fused and x_in.dtype == np.float32 and x.size:
+            # other layouts: ATen's statistics start from at::mean(input), summed in float32
+            mean = xp.sum(x, axis=axes, dtype=np.float32) / np.float32(n)
+        elif training and x.size:
+            # the mean of a constant channel exactly that value, as PyTorch's (numpy's pairwise sum / n can
+            # be an ulp off, which the normalization magnifies): shifted by a first element
+            first = x[(slice(0, 1), slice(None)) + (slice(0, 1),) * (x.ndim - 2)].astype(acc)
+            first = xp.where(xp.isfinite(first), first, 0)
+            mean = (xp.mean(x - first, axis=axes, dtype=acc, keepdims=True) + first).reshape(C)
+        elif training:
+            mean = xp.mean(x, axis=axes, dtype=acc)   # (nan: no element)
         if training:
-            mean = xp.mean(x, axis=axes, dtype=acc)
             d = x - mean.astype(x.dtype).reshape(bshape)
             var_sum = xp.sum(xp.square(d), axis=axes, dtype=acc)
             var = var_sum / n
@@ -133,9 +184,16 @@ class NativeBatchNorm(ArrayFunction):
             rstd = 1.0 / xp.sqrt(rv.astype(acc) + eps)
         mean_b = mean.astype(x.dtype).reshape(bshape)
         rstd_b = rstd.astype(x.dtype).reshape(bshape)
-        alpha = rstd_b if w is None else rstd_b * w.reshape(bshape)
-        beta = -mean_b * alpha if b is None else b.reshape(bshape) - mean_b * alpha
-        out = x * alpha + beta
+        if fused:
+            # ATen's vectorized kernel: alpha = rstd * w, beta = b - mean * alpha, out = fmadd(x, alpha, beta)
+            alpha = rstd_b if w is None else rstd_b * w.reshape(bshape)
+            beta = -mean_b * alpha if b is None else b.reshape(bshape) - mean_b * alpha
+            # (for float16/bfloat16 data it converts to float32 and multiplies, then adds: not fused)
+            out = _fused_multiply_add(x, alpha, beta) if x_in.dtype == x.dtype else x * alpha + beta
+        else:   # ATen's elementwise loop for other layouts: ((x - mean) * rstd) * w + b, w = 1 and b = 0 if absent
+            with np.errstate(invalid="ignore", over="ignore"):
+                out = (x - mean_b) * rstd_b * (w.reshape(bshape) if w is not None else 1) + (
+                    b.reshape(bshape) if b is not None else 0)
         ctx.training, ctx.eps, ctx.axes, ctx.bshape = training, eps, axes, bshape
         ctx.has_w = w is not None
         ctx.save_for_backward(x_in, w, mean_b, rstd_b)
@@ -237,9 +295,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
-    if input._data.size:  # (an empty input is returned before PyTorch dispatches on its dtype)
-        _check_batch_norm_dtype(input, training, (weight, bias, running_mean, running_var))
-        check_kernel_dtype("batch_norm", input._data.dtype, "f")
+    if momentum is None:  # nn.BatchNorm turns momentum=None into a cumulative-average factor itself
+        raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not NoneType")
     num_features = input.shape[1] if input.dim() > 1 else 0
     if running_mean is not None:
         _check_features("running_mean", num_features, running_mean)
@@ -251,8 +308,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise RuntimeError("running_var must be defined in evaluation mode")
     _check_features("weight", num_features, weight)
     _check_features("bias", num_features, bias)
-    if momentum is None:  # nn.BatchNorm turns momentum=None into a cumulative-average factor itself
-        raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not NoneType")
+    if input._data.size:  # (the kernel's checks, after those of the sizes; an empty input never gets there)
+        _check_batch_norm_dtype(input, training, (weight, bias, running_mean, running_var))
+        check_kernel_dtype("batch_norm", input._data.dtype, "f")
     if input.numel() == 0:
         # PyTorch returns a copy (not a view: the graph stays connected) before dispatching on the dtype
         out = input.clone()
@@ -408,6 +466,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return NativeLayerNorm.apply(input, k, weight, bias, float(eps))
 
 
+_FORMATS = {"contiguous_format": contiguous_format, "channels_last": channels_last,
+            "channels_last_3d": channels_last_3d}
+
+
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x * rsqrt(mean(x^2 over the last dims) + eps) * w, composed as PyTorch does (eps defaults to the
     machine epsilon of the computing dtype; float16/bfloat16 inputs compute in float32)."""
@@ -417,6 +479,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if k < 1:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
                            f"element, but got normalized_shape = {shape_str(ns)}")
+    if not shape:
+        raise ValueError("Input tensor must have at least 1 dimensions, but got 0")
     if len(shape) < k or shape[len(shape) - k:] != ns:
         raise RuntimeError(f"Given normalized_shape={shape_str(ns)}, expected input with shape "
                            f"[*{', '.join(str(s) for s in ns)}], but got input of size{shape_str(shape)}")
@@ -429,9 +493,13 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = float(np.finfo(np.float64 if x._data.dtype == np.float64 else np.float32).eps)
     dims = tuple(range(len(shape) - k, len(shape)))
-    result = x.mul((x.pow(2).mean(dims, keepdim=True) + eps).rsqrt())
+    # (ATen adds eps as a Scalar: AddBackward1)
+    result = x.mul(_AddScalar.apply(x.pow(2).mean(dims, keepdim=True), eps).rsqrt())
     if weight is not None:
         result = result.mul(weight)
+    # ATen ends with result.contiguous(input.suggest_memory_format()): a copy (CloneBackward0) when the
+    # products followed the strides of a transposed input, none for a channels-last one
+    result = result.contiguous(memory_format=_FORMATS[suggested_format(input._data)])
     if low:
         result = result.to(input.dtype)
     return result
@@ -519,12 +587,15 @@ class NativeGroupNorm(ArrayFunction):
         # (explicit sizes, not -1: numpy cannot infer a dimension of an empty array)
         g3, x3 = g.reshape(N, C, HxW), xhat.reshape(N, C, HxW)
         gx = gw = gb = None
+        n = C // G * HxW
         if need[0]:
             gwv = g3 * w.reshape(1, C, 1) if w is not None else g3.copy()
-            n = C // G * HxW
             gwv, xg = gwv.reshape(N, G, n), x3.reshape(N, G, n)
             gx = _wrap((_normalized_grad_np(gwv, xg, rstd, (2,), n) if gwv.size else gwv).reshape(shape))
-        if need[2]:
+        if need[2] and n == 0 and N:
+            # empty groups: PyTorch's sum over n of (ds - db * mean) * rstd, its statistics 0 / 0 = NaN
+            gw = _wrap(xp.full((C,), np.nan, dtype=g.dtype))
+        elif need[2]:
             gw = _wrap(xp.einsum("ncl,ncl->c", g3, x3))
         if need[3]:
             gb = _wrap(g3.sum((0, 2)))

@@ -268,6 +268,12 @@ def _rows(a, nplane):
     return a.reshape(-1, nplane) if a.size else a.reshape(0, nplane)
 
 
+def _like_rows(a, rows):
+    """``a`` (indices or gradients of the windows) as one row per row of ``rows`` (not -1: numpy cannot
+    infer a dimension when there is no row)."""
+    return a.reshape(rows.shape[0], a.size // rows.shape[0] if rows.shape[0] else 0)
+
+
 class _IndexAdd(ArrayFunction):
     """dx[row, idx[row, j]] += grad[row, j] (one row per (n, c) plane): the backward of max pooling;
     its own backward gathers at the same indices"""
@@ -280,8 +286,7 @@ class _IndexAdd(ArrayFunction):
         xp = namespace(grad)
         out = xp.zeros(in_shape, dtype=grad.dtype)
         rows = _rows(out, nplane)
-        g2 = grad.reshape(rows.shape[0], -1)
-        i2 = idx.reshape(rows.shape[0], -1)
+        g2, i2 = _like_rows(grad, rows), _like_rows(idx, rows)
         if unique:   # windows that don't overlap: every input element receives at most one gradient
             xp.put_along_axis(rows, i2, g2, axis=1)
         else:
@@ -302,7 +307,7 @@ class _IndexGather(ArrayFunction):
         if ctx.needs_input_grad:
             ctx.idx, ctx.in_shape, ctx.nplane = idx, x.shape, nplane
         rows = _rows(x, nplane)
-        return namespace(x).take_along_axis(rows, idx.reshape(rows.shape[0], -1), axis=1).reshape(idx.shape)
+        return namespace(x).take_along_axis(rows, _like_rows(idx, rows), axis=1).reshape(idx.shape)
 
     @staticmethod
     def backward(ctx, grad):
