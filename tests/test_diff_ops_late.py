@@ -249,3 +249,25 @@ def test_efficient_zero_leaves_plain_gradients():
     assert x.grad.tolist() == [4.0, 4.0]
     xd = pedatorch.tensor([0.7, -1.3, 2.1], dtype=pedatorch.float64, requires_grad=True)
     assert pedatorch.autograd.gradgradcheck(lambda t: t.abs() * t, (xd,))
+
+
+def test_addmm_saves_each_matrix_only_for_the_others_gradient():
+    """PyTorch's addmm saves mat1 only for mat2's gradient and mat2 only for mat1's: an in-place write into
+    a matrix that no gradient reads is no error, one into a matrix that is read is; nn.Linear's weight
+    gradient stays contiguous (computed in the layout of weight.t())."""
+    for lib in (pedatorch, torch):
+        b = lib.zeros(4)
+        x, w = lib.ones(2, 3), lib.ones(4, 3, requires_grad=True)
+        out = lib.addmm(b, x, w.t())
+        x.mul_(2)                       # read for w's gradient: the version check fires
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+        x, w = lib.ones(2, 3, requires_grad=True), lib.ones(4, 3)
+        xc = x * 1
+        out = lib.addmm(b, xc, w.t())
+        xc.mul_(2)                      # read by nothing: w needs no gradient
+        out.sum().backward()
+        assert x.grad.shape == (2, 3)
+        layer = lib.nn.Linear(3, 4)
+        layer(lib.ones(2, 3)).sum().backward()
+        assert layer.weight.grad.is_contiguous()

@@ -241,8 +241,12 @@ class Addmm(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, m1, m2, beta, alpha):
-        ctx.save_for_backward(m1, m2)
+        # each matrix is read for the other's gradient only (as PyTorch saves them); of m2 the gradient
+        # needs only its layout, kept as a flag
+        ctx.save_for_backward(needed(ctx, 2, m1), needed(ctx, 1, m2))
         ctx.beta, ctx.alpha = beta, alpha
+        if ctx.needs_input_grad:
+            ctx.m2_transposed = _column_major(m2)
         prod = _product(namespace(m1, m2).matmul, m1, m2)
         if beta == 1 and alpha == 1 and is_array(prod) and x.dtype == prod.dtype:
             prod += x  # the common case (nn.Linear): add the bias into the fresh product, no second array
@@ -256,14 +260,18 @@ class Addmm(ArrayFunction):
         n = ctx.needs_input_grad
         return (_times(grad, ctx.beta) if n[0] else None,
                 _times(mm(grad, _mH(m2)), ctx.alpha) if n[1] else None,
-                _times(_mm_like(_mH(m1), grad, m2), ctx.alpha) if n[2] else None, None, None)
+                _times(_mm_like(_mH(m1), grad, ctx.m2_transposed), ctx.alpha) if n[2] else None, None, None)
 
 
-def _mm_like(a, b, like):
-    """a @ b laid out in memory like ``like`` (as PyTorch's mm_mat2_backward): for nn.Linear's
-    ``weight.t()`` the product is computed as (b^T a^T)^T, so the weight's gradient is contiguous."""
-    data = like._data
-    if data.ndim == 2 and not data.flags.c_contiguous and data.flags.f_contiguous:
+def _column_major(arr):
+    """Is matrix ``arr`` laid out column by column (nn.Linear's ``weight.t()``)?"""
+    return arr.ndim == 2 and not arr.flags.c_contiguous and arr.flags.f_contiguous
+
+
+def _mm_like(a, b, column_major):
+    """a @ b laid out in memory as the matrix whose gradient it is (as PyTorch's mm_mat2_backward): for
+    nn.Linear's ``weight.t()`` the product is computed as (b^T a^T)^T, so the weight's gradient is contiguous."""
+    if column_major:
         return mm(b.mT, a.mT).mT
     return mm(a, b)
 
