@@ -5,7 +5,7 @@ import pedatorch as torch
 from pedatorch.nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _is_number, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _is_number, broadcast_all, expand_probs_logits, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Bernoulli"]
 
@@ -51,13 +51,7 @@ class Bernoulli(ExponentialFamily):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Bernoulli, _instance)
         batch_shape = torch.Size(batch_shape)
-        # expand whichever of probs / logits exist (one or both)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        expand_probs_logits(self, new, batch_shape)
         super(Bernoulli, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

@@ -84,6 +84,17 @@ def logits_to_probs(logits, is_binary=False):
     return torch.nn.functional.softmax(logits, dim=-1)
 
 
+def expand_probs_logits(dist, new, param_shape):
+    """``expand`` of a distribution given by probs or logits: whichever of the two ``dist`` holds (one or
+    both: the other is a lazy property) is expanded to ``param_shape`` in ``new``; ``new._param`` is the last."""
+    if "probs" in dist.__dict__:
+        new.probs = dist.probs.expand(param_shape)
+        new._param = new.probs
+    if "logits" in dist.__dict__:
+        new.logits = dist.logits.expand(param_shape)
+        new._param = new.logits
+
+
 def clamp_probs(probs):
     """Clamp into [eps, 1 - eps] (eps of the dtype), so that log(p) and log(1 - p) stay finite."""
     eps = torch.finfo(probs.dtype).eps
