@@ -176,13 +176,11 @@ def storage_root(arr):
 
 
 def writeable(arr):
-    """May ``arr`` be written to? numpy keeps a flag (False for broadcast views and read-only buffers);
-    cupy keeps none, so there an array whose memory overlaps itself (a stride 0 over more than one
-    element: an ``expand``/``broadcast_to`` view) counts as read-only, as PyTorch refuses such writes."""
-    if type(arr) is np.ndarray:
-        return arr.flags.writeable
-    if isinstance(arr, np.ndarray):
-        return arr.flags.writeable
+    """May ``arr`` be written to? Not when its memory overlaps itself as PyTorch checks it (a stride 0
+    over more than one element: an ``expand`` view, or a ``diagonal``/``as_strided`` view of one), nor
+    when numpy's flag says no (broadcast views and read-only buffers; cupy keeps no flag)."""
+    if isinstance(arr, np.ndarray) and not arr.flags.writeable:
+        return False
     return not any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
 
 
@@ -229,3 +227,28 @@ def accumulate(ufunc_name, a, axis):
     if type(a) is CPU_ARRAY or isinstance(a, np.ndarray):
         return getattr(np, ufunc_name).accumulate(a, axis=axis)
     return backend_of(a).accumulate(ufunc_name, a, axis)
+
+
+def host_bytes(arr):
+    """The bytes of ``arr``'s elements in C order, copied to the host (what a message between processes carries)."""
+    return np.ascontiguousarray(to_host(arr)).tobytes()
+
+
+def host_from_bytes(data, dtype, shape):
+    """A new, writable host array of ``dtype`` and ``shape`` from ``data`` (the inverse of host_bytes)."""
+    return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+
+
+def dlpack_device(capsule):
+    """(device type, device id) of a legacy DLPack capsule ("dltensor"): read from the DLTensor it holds, whose
+    first fields are ``void *data`` and ``DLDevice {int32 device_type; int32 device_id}``."""
+    import ctypes
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    try:
+        ptr = get(capsule, b"dltensor")
+    except ValueError:   # already consumed ("used_dltensor") or not a DLPack capsule
+        raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed "
+                           "only once, so you might have already constructed a tensor from it once.") from None
+    device = (ctypes.c_int32 * 2).from_address(ptr + ctypes.sizeof(ctypes.c_void_p))
+    return int(device[0]), int(device[1])
