@@ -6,7 +6,7 @@
     y.backward()
     x.grad        # tensor([[2., 4.], [6., 8.]])
 """
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402,F401
 
 from . import _malloc
 _malloc.tune()
@@ -80,14 +80,7 @@ def can_cast(from_, to):
     return True
 
 
-def typename(obj):
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    qualname = getattr(obj, "__qualname__", None) or type(obj).__qualname__
-    if module in ("", "builtins"):
-        return qualname
-    return module + "." + qualname
+from ._tensor import typename  # noqa: E402
 
 
 def get_default_device():
@@ -163,7 +156,7 @@ def set_anomaly_enabled(enabled, check_nan=True):
     autograd.set_detect_anomaly(enabled, check_nan)
 
 
-_settings = {"warn_always": False, "matmul_precision": "highest", "interop_threads": 1}
+_settings = {"warn_always": False, "interop_threads": 1}
 
 
 def set_warn_always(b):
@@ -174,14 +167,7 @@ def is_warn_always_enabled():
     return _settings["warn_always"]
 
 
-def set_float32_matmul_precision(precision):
-    if precision not in ("highest", "high", "medium"):
-        raise RuntimeError(f"Invalid precision {precision}")
-    _settings["matmul_precision"] = precision
-
-
-def get_float32_matmul_precision():
-    return _settings["matmul_precision"]
+from .backends.cuda import set_float32_matmul_precision, get_float32_matmul_precision  # noqa: E402
 
 
 def get_num_interop_threads():

@@ -259,6 +259,29 @@ def result_type_of(*operands):
     return _combine_categories(dim, _combine_categories(zero, wrapped))
 
 
+# ---------------------------------------------------------------- casting into a tensor; names in messages
+
+def can_cast_np(src, dst):
+    """PyTorch's ``canCast`` for writing a result into an existing tensor (in-place ops, ``out=``): only
+    float -> integer/bool, complex -> real and non-bool -> bool are refused; integer -> any integer is
+    allowed (``uint8_t.add_(int32_t)`` wraps), where numpy's "same_kind" refuses signed -> unsigned."""
+    src, dst = np.dtype(src), np.dtype(dst)
+    if src == dst:
+        return True
+    if src.kind == "c" and dst.kind != "c":
+        return False
+    if is_inexact_np(src) and not is_inexact_np(dst):
+        return False
+    return not (src.kind != "b" and dst.kind == "b")
+
+
+def _type_word(npdt):
+    """PyTorch's name of a dtype in its messages: "Float", "Long", "ComplexDouble"."""
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+            "complex128": "ComplexDouble", "bfloat16": "BFloat16"}.get(np.dtype(npdt).name, str(npdt))
+
+
 # ---------------------------------------------------------------- finfo / iinfo
 
 class finfo:

@@ -164,6 +164,13 @@ def suggested_format(x):
     return "channels_last" if x.ndim == 4 else "channels_last_3d"
 
 
+def common_format(arrays):
+    """The format ``cat`` (and ``stack``, built on it) gives its result: the one every input suggests,
+    else contiguous (ATen's ``cat_compute_output_memory_format``)."""
+    formats = {suggested_format(a) for a in arrays}
+    return formats.pop() if len(formats) == 1 else "contiguous_format"
+
+
 def _conv1d_format(x, make_contiguous):
     """The memory format ATen's 1-d convolution gives its result through ``x`` (input or weight): it makes
     the input ``contiguous()`` (a no-op when only size-1 dims are off: they keep their strides), views
@@ -193,10 +200,23 @@ def conv_result(out, x, w):
     return in_format(out[:, :, None, :], fmt)[:, :, 0, :]
 
 
+def like_empty_like(out, x):
+    """A new result ``out`` laid out as ``empty_like(x)`` (preserve_format) lays out x's copy."""
+    return relayout(out, _preserved_strides(x.shape, [st // x.itemsize for st in x.strides]))
+
+
+def dense_if_empty(data):
+    """``data``, or when it is empty with numpy's all-0 strides, the same with c10's contiguous strides (numpy
+    strides no empty array it allocates; PyTorch strides every new tensor, and its views keep them)."""
+    if data.size or not data.ndim or any(data.strides):
+        return data
+    return relayout(data, _contiguous_strides(data.shape))
+
+
 def in_format(out, memory_format):
     """A new result ``out`` laid out in ``memory_format`` (no copy when it already is)."""
-    if memory_format == "contiguous_format" and out.flags.c_contiguous and 1 not in out.shape:
-        return out
+    if memory_format == "contiguous_format" and out.flags.c_contiguous and 1 not in out.shape and out.size:
+        return out   # (an empty one has numpy's 0 strides: restrided below)
     return relayout(out, format_strides(out.shape, None, memory_format))
 
 
@@ -308,25 +328,65 @@ def _c_ordered(a):
     return True
 
 
+# ---------------------------------------------------------------------- shapes: broadcasting, messages
+
+def shape_str(shape):
+    """A shape as PyTorch writes it in its messages: [2, 3]."""
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def broadcast_shapes_or_raise(a, b):
+    """The broadcast shape of two shapes, or PyTorch's RuntimeError naming the clashing dim."""
+    n = max(len(a), len(b))
+    out = []
+    for i in range(-1, -n - 1, -1):
+        x = a[i] if -i <= len(a) else 1
+        y = b[i] if -i <= len(b) else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {n + i}")
+        out.append(y if x == 1 else x)
+    return tuple(reversed(out))
+
+
 # ---------------------------------------------------------------------- memory overlap
 
-def check_no_partial_overlap(dst, src):
-    """PyTorch's refusal to write ``dst`` from an input sharing part of its memory (ATen's
-    ``assert_no_partial_overlap``): both dense, in one storage, and their byte ranges overlap without
-    being the same elements in the same order (equal ranges with other strides, even only a size-1
-    dim's, count as partial). Overlaps too hard to tell (a non-dense one) pass, as in PyTorch."""
+def _overlap(dst, src):
+    """ATen's ``get_overlap_status`` of two arrays: "full" (the same array, even an empty one, or the same
+    elements in the same order), "partial", or None (none, or too hard to tell: a non-dense one)."""
+    if dst is src:
+        return "full"
     if dst.size == 0 or src.size == 0 or storage_root(dst) is not storage_root(src):
-        return
+        return None
     for a in (dst, src):
         if not _is_non_overlapping_and_dense(a.shape, [st // a.itemsize for st in a.strides]):
-            return
+            return None
     a0, b0 = address(dst), address(src)
     a1, b1 = a0 + dst.size * dst.itemsize, b0 + src.size * src.itemsize
-    if (a0, a1) == (b0, b1) and dst.strides == src.strides or not (a0 < b1 and b0 < a1):
-        return
+    if (a0, a1) == (b0, b1):   # (equal ranges with other strides, even only a size-1 dim's, are partial)
+        return "full" if dst.strides == src.strides else "partial"
+    return "partial" if a0 < b1 and b0 < a1 else None
+
+
+def _refuse_overlap():
     raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
                        "refer to a single memory location. Please clone() the tensor before performing the "
                        "operation.")
+
+
+def check_no_partial_overlap(dst, src):
+    """PyTorch's refusal to write ``dst`` from an input sharing part of its memory (ATen's
+    ``assert_no_partial_overlap``); the same elements in the same order, and overlaps too hard to tell
+    (a non-dense one), pass, as in PyTorch."""
+    if _overlap(dst, src) == "partial":
+        _refuse_overlap()
+
+
+def check_no_overlap(dst, src):
+    """ATen's ``assert_no_overlap`` (index_put_ with its values and indices): a full overlap is refused
+    too, as ``x[idx] = x`` is."""
+    if _overlap(dst, src) is not None:
+        _refuse_overlap()
 
 
 # ---------------------------------------------------------------------- gradients of leaves

@@ -22,7 +22,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import CPU, as_device, device_of, to_device_array
 from ._dtype import is_float_np
-from ._layout import is_in_format
+from ._layout import dense_if_empty, is_in_format
 from .backend import CPU_ARRAY, address, storage_root, device_namespace, to_host
 
 __all__ = ["Tensor", "Size"]
@@ -144,7 +144,8 @@ class Tensor:
     def _make(data, grad_fn=None, output_nr=0, counter=None):
         """Wrap an array (the one constructor every op uses; no checks, no copies)."""
         t = _new(Tensor)
-        t._data = data
+        # numpy gives a new empty array 0 strides, c10 contiguous ones (views keep what they were given)
+        t._data = data if data.size or data.base is not None else dense_if_empty(data)
         t._grad_fn = grad_fn
         if grad_fn is None:
             t._requires_grad = False
@@ -207,7 +208,7 @@ class Tensor:
         self._version_counter = src._shared_version()
         self._view_version = self._version_counter.value  # its grad_fn describes the base as it is now
         # how the view was made decides whether it may be rebased after an in-place write
-        # (PyTorch's CreationMeta; ``ops/shape.py: check_view_rebase``)
+        # (PyTorch's CreationMeta; ``autograd/views.py: check_view_rebase``)
         state = _grad_state
         meta = (INFERENCE_MODE if state.inference else MULTI_OUTPUT_NODE if multi_output and state.enabled
                 else DEFAULT if state.enabled else NO_GRAD_MODE)
@@ -241,7 +242,9 @@ class Tensor:
         # a view whose base was written in place since gets a fresh node reading from the base, at
         # this access (PyTorch regenerates it lazily, too)
         if self._base is not None and self._view_version != self._version_counter.value:
-            from .ops.shape import refresh_view_history
+            # deliberate upward import (tensor -> autograd): making the node is autograd's work, and
+            # autograd builds on Tensor (PyTorch's Tensor calls into its autograd the same way)
+            from .autograd.views import refresh_view_history
             refresh_view_history(self)
         return self._grad_fn
 
@@ -266,6 +269,8 @@ class Tensor:
         self._requires_grad = value
 
     def requires_grad_(self, requires_grad=True):
+        if requires_grad and self._data.dtype.kind not in "fcV":   # (PyTorch's wording here omits complex)
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -343,6 +348,8 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. the graph leaves (see ``autograd.backward``)."""
+        # deliberate upward import (tensor -> autograd): autograd builds on Tensor, so Tensor can reach
+        # it only when called (PyTorch's torch/_tensor.py imports torch.autograd the same way)
         from .autograd import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
@@ -577,7 +584,7 @@ class Tensor:
 
     def __dlpack__(self, stream=None, **kwargs):
         if self._requires_grad:
-            raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
         return self._data.__dlpack__(**({"stream": stream} if stream is not None else {}), **kwargs)
 
     def __dlpack_device__(self):
@@ -606,12 +613,8 @@ class Tensor:
                 raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
         return as_device(dev), dt, copy, fmt
 
-    def to(self, *args, **kwargs):
-        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``, ``memory_format=``;
-        self when nothing changes."""
-        dev, dt, copy, fmt = self._parse_to(args, dict(kwargs))
-        from .ops.conversion import to_copy
-        return to_copy(self, dev, dt, copy, fmt)
+    # ``to()`` itself is an op: ops/conversion.py attaches it (reading its arguments with _parse_to above),
+    # as every op module attaches its methods (``t.sin()``); cpu() and cuda() call it
 
     def cpu(self, memory_format=preserve_format):
         return self.to("cpu", memory_format=memory_format)
@@ -749,15 +752,7 @@ class Tensor:
             return self.conj() if self.is_complex() else self
         return self.mT.conj() if self.is_complex() else self.mT
 
-    @property
-    def real(self):
-        from .ops.elementwise import real
-        return real(self)
-
-    @property
-    def imag(self):
-        from .ops.elementwise import imag
-        return imag(self)
+    # the properties ``real`` and ``imag`` are ops: ops/elementwise.py attaches them
 
     @property
     def names(self):
@@ -779,3 +774,14 @@ def _rebuild_tensor(cls, arr, requires_grad, device="cpu"):
     if device != "cpu":
         t._data = to_device_array(arr, as_device(device))
     return t
+
+
+def typename(obj):
+    """``torch.typename``: 'torch.FloatTensor' for a tensor, else the object's module and qualified name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    qualname = getattr(obj, "__qualname__", None) or type(obj).__qualname__
+    if module in ("", "builtins"):
+        return qualname
+    return module + "." + qualname

@@ -25,9 +25,10 @@ import numpy as np
 from ._tensor import Tensor
 from .backend import namespace, cholesky as _cholesky_kernel, linalg_errors
 from .autograd.function import ArrayFunction
-from .ops._util import write_out, wrap_dim, wrap_dims, _type_word, shape_str
+from .ops._util import write_out, wrap_dim, _type_word, shape_str
 from .ops.linalg import matmul as _matmul, multi_dot as _multi_dot, _mH, _conj
 from .ops import shape as _shape
+from .ops.reduction import vector_norm, check_norm_dtype as _check_norm_dtype, _scalar_word
 from ._dtype import is_inexact_np
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "inv_ex", "solve", "solve_ex", "cholesky",
@@ -956,78 +957,7 @@ def _contig():
 
 
 # ====================================================================== norms
-
-class LinalgVectorNorm(ArrayFunction):
-    """n = (sum |x|^p)^(1/p) over dims;   gx = g * sgn(x) |x|^(p-1) / n^(p-1)   (p = 2: g x / n; inf: max's share)"""
-    node_name = "LinalgVectorNormBackward0"
-
-    @staticmethod
-    def forward(ctx, x, ord, dims, keepdim, np_dtype):
-        ctx.ord, ctx.dims, ctx.keepdim, ctx.np_dtype = ord, dims, keepdim, np_dtype
-        x_in = x
-        if np_dtype is not None and x.dtype != np_dtype:
-            x = x.astype(np_dtype)
-        from .ops.reduction import _vector_norm_kernel  # float16/bfloat16 add up in float32, as PyTorch
-        r = _vector_norm_kernel(x, ord, dims, keepdim)
-        ctx.save_for_backward(x_in, r)
-        return r
-
-    @staticmethod
-    def backward(ctx, g):
-        x, norm = ctx.saved_tensors
-        if ctx.np_dtype is not None and x._data.dtype != ctx.np_dtype:
-            x = x.to(_from_np(ctx.np_dtype))
-        from .ops.reduction import _vector_norm_grad
-        return _vector_norm_grad(g, x, norm, ctx.ord, ctx.dims, ctx.keepdim), None, None, None, None
-
-
-def _check_norm_dtype(dtype, x_dtype, fn):
-    if dtype is None:
-        return
-    if not (dtype.is_floating_point or dtype.is_complex):
-        raise RuntimeError(f"{fn}: dtype should be floating point or complex, but got {_dtype_name(dtype)}")
-    if dtype.is_complex != (x_dtype.kind == "c"):
-        word = "complex" if x_dtype.kind == "c" else "real"
-        raise RuntimeError(f"{fn}: dtype should be {word} for {word} inputs. Got {dtype}")
-    if np.promote_types(dtype.np, x_dtype) != dtype.np:
-        raise RuntimeError(f"{fn}: the dtype of the input ({_type_word(x_dtype)}) should be convertible without "
-                           f"narrowing to the specified dtype ({_type_word(dtype.np)})")
-
-
-def _dtype_name(dtype):
-    return _type_word(dtype.np)
-
-
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    _check_float(x, "linalg.vector_norm")
-    _check_norm_dtype(dtype, x._data.dtype, "linalg.vector_norm")
-    if isinstance(ord, Tensor):
-        ord = ord.item()
-    ord = float(ord)
-    nd = x._data.ndim
-    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
-        dims = tuple(range(nd))
-        dim_given = False
-    else:
-        dims = wrap_dims(dim, nd) if nd else ()
-        dim_given = True
-    if ord < 0 or ord == math.inf:
-        if x._data.size == 0 and not dim_given:
-            raise RuntimeError(f"linalg.vector_norm cannot compute the {_ord_word(ord)} norm on an empty tensor "
-                               f"because the operation does not have an identity")
-        for d in dims:
-            if x._data.shape[d] == 0:
-                raise RuntimeError(f"linalg.vector_norm cannot compute the {_ord_word(ord)} norm on the dimension "
-                                   f"{d} because this dimension is empty and the operation does not have an identity")
-    r = LinalgVectorNorm.apply(x, ord, dims, keepdim, dtype.np if dtype is not None else None)
-    return r if out is None else write_out(out, r)
-
-
-def _ord_word(ord):
-    if math.isinf(ord):
-        return "inf" if ord > 0 else "-inf"
-    return str(int(ord)) if ord == int(ord) else str(ord)
-
+# vector_norm is ops/reduction.py's (torch.norm's too): one op in one place
 
 class _Amax(ArrayFunction):
     """out = max over dim;   gx = g shared evenly among the maxima"""
@@ -1074,7 +1004,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     d0, d1 = wrap_dim(dim[0], nd), wrap_dim(dim[1], nd)
     if d0 == d1:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
-    _check_norm_dtype(dtype, A._data.dtype, "linalg.matrix_norm")
+    _check_norm_dtype(dtype, A.dtype, "linalg.matrix_norm")
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
@@ -1092,8 +1022,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         return r if out is None else write_out(out, r)
     abs_ord = abs(ord)
     if abs_ord not in (2, 1, math.inf):
-        raise RuntimeError(f"linalg.matrix_norm: Order {_ord_word(float(ord)) if not isinstance(ord, int) else ord} "
-                           f"not supported.")
+        raise RuntimeError(f"linalg.matrix_norm: Order {_scalar_word(ord)} not supported.")
     _check_float(A, "linalg.matrix_norm")
     reduce = _Amax if ord > 0 else _Amin
 

@@ -415,10 +415,16 @@ class XLog1py(ArrayFunction):
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
         need = ctx.needs_input_grad
+        # y's gradient first, as PyTorch's generated backward computes them (and in its order: y + 1, then
+        # grad * x): with create_graph the order numbers the new nodes, which orders the double backward's sums
+        if len(need) > 1 and need[1]:
+            y1 = y + 1
+            gy = grad * x / y1
+        else:
+            gy = None
         # PyTorch's xlog1py(grad, y), masked where x == 0 and y <= -1: a zero grad gives 0 even where
         # log1p(y) is NaN or -inf
         gx = XLog1py.apply(grad, y).masked_fill((x == 0) & (y <= -1), 0) if need[0] else None
-        gy = grad * x / (y + 1) if len(need) > 1 and need[1] else None
         return gx, gy
 
 

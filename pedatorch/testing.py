@@ -13,7 +13,10 @@ import warnings
 
 import numpy as np
 
+from ._dtype import bool as _bool, get_default_dtype, promote_types
 from ._tensor import Tensor
+from .ops.creation import zeros
+from .ops.random import rand, randint
 
 __all__ = ["assert_close", "assert_allclose", "make_tensor"]
 
@@ -44,7 +47,6 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
 def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=False, noncontiguous=False,
                 exclude_zero=False, memory_format=None):
     """A tensor of ``shape`` filled with random values in [low, high) (PyTorch's defaults: [-9, 9])."""
-    from . import rand, randint, bool as _bool, zeros
     if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence):
         shape = tuple(shape[0])
     low = -9 if low is None else low
@@ -99,7 +101,6 @@ def _compare_tensors(actual, expected, where, opts):
               where, opts)
     a, e = actual.detach().cpu(), expected.detach().cpu()
     if a.dtype != e.dtype:
-        from . import promote_types
         common = promote_types(a.dtype, e.dtype)
         a, e = a.to(common), e.to(common)
     rtol, atol = opts["rtol"], opts["atol"]
@@ -107,7 +108,6 @@ def _compare_tensors(actual, expected, where, opts):
         rtol, atol = _TOLERANCES.get(a.dtype.name, (0.0, 0.0))
     exact = not (a.is_floating_point() or a.is_complex())
     if exact:  # integers and bools: differences in the default float dtype, as PyTorch reports them
-        from . import get_default_dtype
         a, e = a.to(get_default_dtype()), e.to(get_default_dtype())
     x, y = a._data, e._data
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):

@@ -85,6 +85,8 @@ def test_activation_gradcheck(name, args, kw):
     x = pt.tensor(a, requires_grad=True)
     f = lambda t: getattr(F, name)(t, *args, **kw)  # noqa: E731
     assert pt.autograd.gradcheck(f, (x,))
+    if name == "hardsigmoid":   # PyTorch has no derivative for hardsigmoid_backward: double backward raises
+        return
     assert pt.autograd.gradgradcheck(f, (x,))
 
 

@@ -10,7 +10,7 @@ from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from .function import Function, ArrayFunction, FunctionCtx, once_differentiable
 from .graph import Node, AccumulateGrad
 from . import graph, function  # noqa: F401
-from .engine import run_backward
+from .engine import run_backward, zeros_like
 from .._tensor import Tensor
 from ..backend import namespace
 from .gradcheck import gradcheck, gradgradcheck
@@ -31,6 +31,7 @@ class Variable(metaclass=_VariableMeta):
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
         if data is None:
+            # deliberate upward import (autograd -> ops): ``tensor()`` is the factory, with its checks
             from ..ops.creation import tensor
             return tensor([])
         t = data.detach()
@@ -68,7 +69,9 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             result.append(g)
             continue
         if not isinstance(g, Tensor):
-            from .. import tensor
+            # deliberate upward import (autograd -> ops): a gradient given as numbers goes through the
+            # ``tensor()`` factory, with its checks (PyTorch's autograd calls torch.tensor too)
+            from ..ops.creation import tensor
             g = tensor(g, dtype=out.dtype)
         if g.shape != out.shape and not is_grads_batched:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
@@ -153,7 +156,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t, g in zip(inputs_t, result):
         if g is None:
             if materialize_grads:
-                from .. import zeros_like
                 g = zeros_like(t)
             elif not allow_unused:
                 raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "

@@ -21,11 +21,26 @@ import warnings
 
 from .grad_mode import _state
 from .graph import AccumulateGrad
-from .function import _edge_to
+from .function import _edge_to, _ZEROS, is_efficient_zero
+from .._layout import format_strides, relayout
 from .._tensor import Tensor
 from ..backend import namespace
 
 __all__ = ["run_backward"]
+
+
+def zeros_like(t, requires_grad=False):
+    """``pedatorch.zeros_like(t)`` made here, below the ops layer (autograd needs zero gradients): zeros of
+    t's dtype on t's device, with the strides PyTorch's preserve_format gives them."""
+    x = t._data
+    zeros = namespace(x).zeros(x.shape, x.dtype)
+    out = Tensor._make(relayout(zeros, format_strides(x.shape, [st // x.itemsize for st in x.strides],
+                                                      "preserve_format")))
+    if requires_grad:
+        out.requires_grad = True
+    if _state.inference:   # made in inference mode: an inference tensor, as every factory's result
+        out._is_inference = True
+    return out
 
 
 def _collect(roots, targets=None):
@@ -222,15 +237,18 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
                             buf[nr] = g
                         elif not _ZEROS[0]:
                             buf[nr] = old + g
-                        else:   # (an efficient zero adds nothing: PyTorch's add returns the other gradient)
-                            buf[nr] = g if old.__dict__.get("_zerotensor") else \
-                                old if g.__dict__.get("_zerotensor") else old + g
+                        else:   # (an efficient zero adds nothing: PyTorch's add gives the other gradient)
+                            buf[nr] = g if is_efficient_zero(old) else old if is_efficient_zero(g) else old + g
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
                     heapq.heappush(ready, (-nxt._seq_nr, tie, nxt))
                     tie += 1
             g = result = None  # hold no gradient here: AccumulateGrad keeps a buffer nobody else holds
+        if _ZEROS[0] and captured:   # the caller's gradients are plain zeros, free to be written to (unmarked
+            for g in captured:       # only now: the same tensor may have flowed on to other nodes)
+                if g is not None:
+                    g.__dict__.pop("_zerotensor", None)
     finally:
         _state.enabled = prev_mode
         _ZEROS[0] = prev_zeros
@@ -239,8 +257,6 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
 
 def _run_leaf(node, grad, create_graph, captured, leaf_targets, accumulate):
     var = node.variable
-    if grad is not None:   # a leaf's gradient is plain zeros, free to be written to
-        grad.__dict__.pop("_zerotensor", None)
     if var._hooks:
         grad = _call_tensor_hooks(var._hooks, grad)
     if node._pre_hooks:
@@ -258,38 +274,6 @@ def _run_leaf(node, grad, create_graph, captured, leaf_targets, accumulate):
         if post:
             for fn in list(post.values()):
                 fn(var)
-
-
-_ZEROS = [False]   # has this backward pass made an efficient zero yet? (until then, nothing to look for)
-
-
-def mark_efficient_zero(t):
-    """Mark ``t`` (zeros) as PyTorch's efficient zero tensor: the backward formulas below keep it zero
-    (see _zero_result); the sign function's gradient is one."""
-    t._zerotensor = True
-    _ZEROS[0] = True
-    return t
-
-
-def _all_zero(grads):
-    return any(g is not None for g in grads) and all(g is None or g.__dict__.get("_zerotensor") for g in grads)
-
-
-def _zero_result(r):
-    """A built-in backward's result for all-zero incoming gradients: zeros, and again marked so.
-
-    PyTorch's efficient zero tensor (the gradient ``sgn`` sends back for real inputs) stays zero through
-    the backward formulas below it (every one is linear in the gradient), where real zeros would turn
-    into NaN times a saved inf or NaN. The graph the formula recorded (``create_graph``) stays."""
-    if not isinstance(r, Tensor) or r.__dict__.get("_zerotensor"):
-        return r
-    zeros = namespace(r._data).zeros_like(r._data)
-    if r._grad_fn is None:
-        r = Tensor._make(zeros)   # a new tensor: the formula may have handed back one it did not make
-    else:
-        r._data = zeros           # the formula's own recorded result (create_graph): keep its node
-    r._zerotensor = True
-    return r
 
 
 def _run_node(node, grads, keep_graph, create_graph, captured, nonleaf_targets, needed):
@@ -312,8 +296,6 @@ def _run_node(node, grads, keep_graph, create_graph, captured, nonleaf_targets, 
             i = nonleaf_targets.get((node, nr))
             if i is not None:
                 captured[i] = grads[nr]
-                if grads[nr] is not None:
-                    grads[nr].__dict__.pop("_zerotensor", None)
         if not any(e[1] in needed for e in node._edges):
             return None  # a captured input: nothing below it is wanted
     if node._pre_hooks:
@@ -330,8 +312,6 @@ def _run_node(node, grads, keep_graph, create_graph, captured, nonleaf_targets, 
                 if xp is None:   # the zeros go where the node's other output gradients are
                     xp = namespace(*(t._data for t in grads if t is not None))
                 grads[nr] = Tensor._make(xp.zeros(m[0], dtype=m[1]))
-    # every incoming gradient is an "efficient zero" (see _zero_result): so is every outgoing one
-    zero = _ZEROS[0] and not getattr(node, "_custom", False) and _all_zero(grads)
     try:
         result = node.apply(*grads)
     except Exception:
@@ -349,8 +329,6 @@ def _run_node(node, grads, keep_graph, create_graph, captured, nonleaf_targets, 
             else:
                 raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                    f"(expected {n_in}, got {len(result)})")
-    if zero:
-        result = tuple(_zero_result(r) for r in result)
     if node._hooks:
         for fn in list(node._hooks.values()):
             new = fn(result, tuple(grads))

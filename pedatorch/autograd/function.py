@@ -26,12 +26,13 @@ import traceback
 
 import numpy as _np
 
-from ..backend import CPU_ARRAY, CPU_BACKEND, is_array, writeable
+from ..backend import CPU_ARRAY, CPU_BACKEND, is_array, namespace, writeable
 
 from .grad_mode import _state, no_grad
 from .graph import Node, AccumulateGrad, _seq, saved_input, saved_output, saved_const, SAVED_INPUT, SAVED_OUTPUT
 from .. import _tensor
-from .._layout import iterator_result, in_format, relayout, format_strides
+from .._dtype import can_cast_np, _type_word
+from .._layout import iterator_result, in_format, relayout, format_strides, broadcast_shapes_or_raise, shape_str
 from .._tensor import Tensor
 
 _tensor._grad_state = _state  # views record the grad mode they were made in (Tensor._become_view_of)
@@ -56,6 +57,8 @@ class _FunctionMeta(type):
         if not cls._array_forward:  # a learner's Function: PyTorch shows its node's module in the repr
             attrs["_repr_prefix"] = "torch.autograd.function."
         cls._backward_cls = type(node_name, (BackwardNode,), attrs)
+        if cls._view_of is not None and cls._inplace_of is None and "_keeps_zero" not in cls.__dict__:
+            cls._keeps_zero = "view"   # every view op keeps an efficient zero (see keeps_zero below)
 
 
 class BackwardNode(Node):
@@ -176,9 +179,12 @@ class ArrayFunction(Function):
     # "contiguous_format" or "preserve_format" (of the first argument): how ATen allocates the result of an
     # op that is no TensorIterator op (None: numpy's layout, or TensorIterator's for an elementwise op)
     _result_format = None
+    _keeps_zero = None   # whether the result of an efficient zero stays one: see keeps_zero below
 
     @classmethod
     def apply(cls, *args):
+        # (only in a backward pass that made an efficient zero: does this op keep it?)
+        zero = _ZEROS[0] and cls._keeps_zero is not None and keeps_zero(cls._keeps_zero, args)
         # the hot path of every op: does anything need a gradient? unwrap the arrays
         record = False
         if _state.enabled:
@@ -196,7 +202,8 @@ class ArrayFunction(Function):
                 if cls._relayout and (type(out) is CPU_ARRAY or type(out) is not tuple and is_array(out)) and \
                         out.ndim > 1:
                     out = _elementwise_layout(cls, arrays, out, ctx)
-                return _wrap_recorded(cls, ctx, args, out)
+                out = _wrap_recorded(cls, ctx, args, out)
+                return as_efficient_zero(out, cls._keeps_zero == "view") if zero else out
             out = cls.forward(_NO_CTX, *arrays)
             if cls._relayout and (type(out) is CPU_ARRAY or type(out) is not tuple and is_array(out)) and \
                     out.ndim > 1:
@@ -212,8 +219,63 @@ class ArrayFunction(Function):
             t = _make(out)
             if _state.inference:
                 t._is_inference = True
-            return t
-        return _mark_inference(_wrap_plain(cls, args, out))
+            return as_efficient_zero(t, cls._keeps_zero == "view") if zero else t
+        out = _mark_inference(_wrap_plain(cls, args, out))
+        return as_efficient_zero(out, cls._keeps_zero == "view") if zero else out
+
+
+# ---------------------------------------------------------------- PyTorch's efficient zero tensor
+#
+# The gradient ``sgn`` sends back (for real inputs; so abs's and norm's double backward) is PyTorch's
+# ``_efficientzerotensor``: zeros that hold no memory and that a few ops keep as such, so that a saved NaN or
+# inf below does not turn them into NaN (0 * nan is nan, ZeroTensor * nan is a ZeroTensor).  Here it is a
+# tensor of real zeros marked ``_zerotensor``; ops whose class sets ``_keeps_zero`` mark their result
+# (zeros) when the rule holds, as torch 2.13's ZeroTensor kernels and fallthroughs do.  Every other op reads
+# the marked tensor as the plain zeros it holds: its result is a plain tensor (PyTorch materializes the
+# ZeroTensor for it: neg, sum, mm, where, clone, cat, a cast, a reshape that copies...).  The engine adds
+# nothing for one (zero + g = g).  Marks exist only in a backward pass that made one (``_ZEROS``): until
+# then, no op looks for them.
+
+_ZEROS = [False]   # has this backward pass made an efficient zero yet?
+
+
+def mark_efficient_zero(t):
+    """Mark ``t`` (zeros) as PyTorch's efficient zero tensor."""
+    t._zerotensor = True
+    _ZEROS[0] = True
+    return t
+
+
+def is_efficient_zero(t):
+    return isinstance(t, Tensor) and "_zerotensor" in t.__dict__
+
+
+def keeps_zero(rule, args):
+    """Whether an op with ``_keeps_zero = rule`` makes an efficient zero of ``args``:
+
+    - "view": a view of one (every view op, split, unbind): it reads the same zeros
+    - "mul": ``a * b`` with one on either side (a number counts as no efficient zero)
+    - "div": ``a / b`` with one as numerator and a tensor b (a backward formula's ``grad / n`` is ATen's
+      div.Scalar, which materializes: mean's backward).  PyTorch's x / zero is +inf everywhere: not copied
+    - "add": ``a + b`` / ``a - b`` of two (zero + x is a plain copy of x; zero + 2 plain twos)
+    """
+    if rule == "view":
+        return is_efficient_zero(args[0])
+    if rule == "div":
+        return is_efficient_zero(args[0]) and isinstance(args[1], Tensor)
+    if rule == "mul":
+        return is_efficient_zero(args[0]) or is_efficient_zero(args[1])
+    return is_efficient_zero(args[0]) and is_efficient_zero(args[1])   # "add"
+
+
+def as_efficient_zero(result, view=False):
+    """Mark an op's result (or each of several) as an efficient zero: a view already reads zeros, a new
+    result becomes zeros (``z * nan`` computed nan)."""
+    for t in (result if type(result) is tuple else (result,)):
+        if not view:
+            t._data = namespace(t._data).zeros_like(t._data)
+        mark_efficient_zero(t)
+    return result
 
 
 def _elementwise_layout(cls, arrays, out, ctx):
@@ -271,7 +333,6 @@ def _same_device_args(args):
 def _numpy_error(e, arrays):
     msg = str(e)
     if "could not be broadcast" in msg:
-        from ..ops._util import broadcast_shapes_or_raise
         shapes = [a.shape for a in arrays if hasattr(a, "shape")]
         try:
             out = ()
@@ -336,9 +397,7 @@ def _write_inplace(t, arr):
     if not writeable(dst):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")
-    from ..ops._util import can_cast_np
     if arr.dtype != dst.dtype and not can_cast_np(arr.dtype, dst.dtype):
-        from ..ops._util import _type_word
         raise RuntimeError(f"result type {_type_word(arr.dtype)} can't be cast to the desired output type "
                            f"{_type_word(dst.dtype)}")
     if arr.shape != dst.shape:
@@ -347,7 +406,6 @@ def _write_inplace(t, arr):
         except ValueError:
             shape = None
         if shape != dst.shape:
-            from ..ops._util import shape_str
             raise RuntimeError(f"output with shape {shape_str(dst.shape)} doesn't match the broadcast shape "
                                f"{shape_str(shape if shape is not None else arr.shape)}")
     dst[...] = arr
@@ -397,11 +455,12 @@ def _wrap_inplace(cls, ctx, args, outs, multi, raw):
     t._set_history(ctx, 0)
     results = [t] + [Tensor._make(a) for a in outs[1:]]
     _save(ctx, args, raw, results)
-    if ctx._saved:  # self saved as an input was saved before this very write
-        ctx._saved = tuple((SAVED_INPUT, t, before) if item is not None and item[0] == SAVED_INPUT and
-                           item[1] is t else item for item in ctx._saved)
+    if ctx._saved:  # self (or a view sharing its memory) saved as an input was saved before this very write
+        ctx._saved = tuple((SAVED_INPUT, item[1], before) if item is not None and item[0] == SAVED_INPUT and
+                           (item[1] is t or item[1]._version_counter is t._version_counter) else item
+                           for item in ctx._saved)
     if t._base is not None:
-        from ..ops.shape import rebase_view_history
+        from .views import rebase_view_history   # (lazy: views.py builds its nodes on this module)
         rebase_view_history(t)
         if ctx._saved:   # its saved result now continues from the view's new history (see graph.SAVED_OUTPUT)
             import weakref
@@ -477,7 +536,7 @@ def _save(ctx, args, outs, results):
 
 def _check_inplace(t, ctx):
     if t._base is not None and t._data.dtype.kind in "fcV":
-        from ..ops.shape import check_view_rebase
+        from .views import check_view_rebase   # (lazy: views.py builds its nodes on this module)
         check_view_rebase(t, False)  # a view made by split(), or under no_grad, may not be written
     # PyTorch's test for a view: it requires grad and its base is a leaf (whether or not the base itself
     # requires grad: ``t[::2].requires_grad_()`` is such a view)

@@ -12,6 +12,7 @@ and the ``strict``/``create_graph`` behaviour follow ``torch.autograd.functional
 """
 from .._tensor import Tensor
 from ..backend import namespace
+from .engine import zeros_like
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -131,7 +132,6 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
 
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     """Missing gradients are zeros (or, with ``strict``, an error naming what did not depend on what)."""
-    from .. import zeros_like
     res = ()
     for i, g in enumerate(grads):
         if g is None:
@@ -194,7 +194,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     graph, and differentiate the result w.r.t. ``u``.
     """
     from .grad_mode import enable_grad
-    from .. import zeros_like
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
@@ -240,7 +239,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     thing the same way here: there is no vmap).
     """
     from .grad_mode import enable_grad
-    from .. import zeros_like, stack
+    # deliberate upward import (autograd -> ops): the rows of the Jacobian are stacked by the op, so that
+    # with create_graph the result stays differentiable
+    from ..ops.join import stack
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
                              'function has more outputs than inputs, "forward-mode" tends to be more performant. '
@@ -284,13 +285,13 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                             raise RuntimeError(f"Output {i} of the user-provided function is independent of input "
                                                f"{el_idx}. This is not allowed in strict mode.")
                         jac_i_el.append(zeros_like(inp_el))
-            jac += (tuple(_stack_rows(jac_i_el, out, inputs[el_idx], stack, zeros_like)
+            jac += (tuple(_stack_rows(jac_i_el, out, inputs[el_idx], stack)
                           for el_idx, jac_i_el in enumerate(jac_i)),)
         jac = _grad_postprocess(jac, create_graph)
         return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 
 
-def _stack_rows(rows, out, inp, stack, zeros_like):
+def _stack_rows(rows, out, inp, stack):
     shape = tuple(out.shape) + tuple(inp.shape)
     if not rows:   # an output with no elements
         return Tensor._make(namespace(inp._data).zeros(shape, dtype=inp._data.dtype))
@@ -366,7 +367,6 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), H v): ``v^T H`` differentiated w.r.t. a dummy seed (the double-vjp trick again)."""
     from .grad_mode import enable_grad, set_grad_enabled, is_grad_enabled
-    from .. import zeros_like
     with enable_grad():
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs = _scalar_function_outputs(
             func, inputs, v, create_graph, strict, "hvp")

@@ -194,8 +194,8 @@ def _type_name(arr):
     # PyTorch's toString(): the legacy tensor type names where one exists, else "CPU<ScalarType>Type"
     names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
              "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
-             "uint8": "ByteTensor", "bool": "BoolTensor"}
-    others = {"bfloat16": "BFloat16", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+             "uint8": "ByteTensor"}
+    others = {"bfloat16": "BFloat16", "complex64": "ComplexFloat", "complex128": "ComplexDouble", "bool": "Bool"}
     name = from_numpy_dtype(arr.dtype).name
     cuda = type(arr) is not CPU_ARRAY and is_array(arr)   # (PyTorch: torch.cuda.FloatTensor)
     if name in others:

@@ -23,6 +23,22 @@ def is_built():
     return importlib.util.find_spec("cupy") is not None
 
 
+# torch.set_float32_matmul_precision's setting lives here, with the cuBLAS flags (matmul.allow_tf32 is
+# another spelling of it); the package root re-exports the two functions
+_float32_matmul_precision = "highest"
+
+
+def set_float32_matmul_precision(precision):
+    global _float32_matmul_precision
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"Invalid precision {precision}")
+    _float32_matmul_precision = precision
+
+
+def get_float32_matmul_precision():
+    return _float32_matmul_precision
+
+
 def _check_bool(value, what):
     if not isinstance(value, bool):
         raise RuntimeError(f"{what} expects a bool, but got {type(value).__name__}")
@@ -38,14 +54,12 @@ class _CuBLAS:
 
     @property
     def allow_tf32(self):
-        import pedatorch
-        return pedatorch.get_float32_matmul_precision() != "highest"
+        return get_float32_matmul_precision() != "highest"
 
     @allow_tf32.setter
     def allow_tf32(self, value):
-        import pedatorch
         _check_bool(value, "set_allow_tf32_cublas")
-        pedatorch.set_float32_matmul_precision("high" if value else "highest")
+        set_float32_matmul_precision("high" if value else "highest")
 
     @property
     def allow_fp16_reduced_precision_reduction(self):

@@ -14,6 +14,10 @@ distribution, ``kl.py`` (``kl_divergence`` and ``register_kl``), ``transforms.py
 their log-Jacobians), ``transformed_distribution.py`` (the distribution of f(X): ``LogNormal``, ``Gumbel``,
 the relaxed ones and ``LogisticNormal`` are built on it), ``constraint_registry.py`` (``biject_to`` and
 ``transform_to``: from a constraint to a transform onto it).
+
+Where ``torch.distributions`` writes ``torch.where`` or ``torch.Size``, these files import the name from the
+layer that defines it (``from ..ops.elementwise import where``, ``from .._tensor import Size``), not from
+``pedatorch`` itself: the package root imports this package, so importing it back would be a circle.
 """
 from . import constraints, transforms
 from .bernoulli import Bernoulli

@@ -1,8 +1,12 @@
 """The Bernoulli distribution: 1 with probability p, 0 with probability 1 - p."""
 import math
 
-import pedatorch as torch
-from pedatorch.nn.functional import binary_cross_entropy_with_logits
+from .._tensor import Size
+from ..autograd.grad_mode import no_grad
+from ..nn.functional import binary_cross_entropy_with_logits
+from ..ops.creation import arange
+from ..ops.elementwise import exp, log1p, logit, where
+from ..ops.random import bernoulli
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import _is_number, broadcast_all, expand_probs_logits, lazy_property, logits_to_probs, probs_to_logits
@@ -45,12 +49,12 @@ class Bernoulli(ExponentialFamily):
             is_scalar = _is_number(logits)
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
-        batch_shape = torch.Size() if is_scalar else self._param.size()
+        batch_shape = Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = torch.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         expand_probs_logits(self, new, batch_shape)
         super(Bernoulli, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
@@ -76,16 +80,16 @@ class Bernoulli(ExponentialFamily):
     def mode(self):
         """1 if p > 1/2, 0 if p < 1/2, NaN at p = 1/2 (two modes)."""
         mode = (self.probs >= 0.5).to(self.probs)
-        return torch.where(self.probs == 0.5, math.nan, mode)
+        return where(self.probs == 0.5, math.nan, mode)
 
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        with torch.no_grad():
-            return torch.bernoulli(self.probs.expand(shape))
+        with no_grad():
+            return bernoulli(self.probs.expand(shape))
 
     def log_prob(self, value):
         if self._validate_args:
@@ -97,7 +101,7 @@ class Bernoulli(ExponentialFamily):
         return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
 
     def enumerate_support(self, expand=True):
-        values = torch.arange(2, dtype=self._param.dtype, device=self._param.device)
+        values = arange(2, dtype=self._param.dtype, device=self._param.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + self._batch_shape)
@@ -106,7 +110,7 @@ class Bernoulli(ExponentialFamily):
     # exponential-family form: theta = logit(p), F(theta) = log(1 + exp(theta))
     @property
     def _natural_params(self):
-        return (torch.logit(self.probs),)
+        return (logit(self.probs),)
 
     def _log_normalizer(self, x):
-        return torch.log1p(torch.exp(x))
+        return log1p(exp(x))

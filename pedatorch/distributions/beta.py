@@ -1,5 +1,8 @@
 """The beta distribution on [0, 1]: a Dirichlet over two classes, seen through its first coordinate."""
-import pedatorch as torch
+from .._tensor import Size
+from ..ops.creation import tensor
+from ..ops.join import stack
+from ..ops.special import lgamma
 from . import constraints
 from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
@@ -35,16 +38,16 @@ class Beta(ExponentialFamily):
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         if _is_number(concentration1) and _is_number(concentration0):
-            concentration1_concentration0 = torch.tensor([float(concentration1), float(concentration0)])
+            concentration1_concentration0 = tensor([float(concentration1), float(concentration0)])
         else:
             concentration1, concentration0 = broadcast_all(concentration1, concentration0)
-            concentration1_concentration0 = torch.stack([concentration1, concentration0], -1)
+            concentration1_concentration0 = stack([concentration1, concentration0], -1)
         self._dirichlet = Dirichlet(concentration1_concentration0, validate_args=validate_args)
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Beta, _instance)
-        batch_shape = torch.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         new._dirichlet = self._dirichlet.expand(batch_shape)
         super(Beta, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
@@ -77,7 +80,7 @@ class Beta(ExponentialFamily):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        heads_tails = torch.stack([value, 1.0 - value], -1)
+        heads_tails = stack([value, 1.0 - value], -1)
         return self._dirichlet.log_prob(heads_tails)
 
     def entropy(self):
@@ -89,4 +92,4 @@ class Beta(ExponentialFamily):
         return (self.concentration1, self.concentration0)
 
     def _log_normalizer(self, x, y):
-        return torch.lgamma(x) + torch.lgamma(y) - torch.lgamma(x + y)
+        return lgamma(x) + lgamma(y) - lgamma(x + y)

@@ -1,7 +1,12 @@
 """The categorical distribution over {0, ..., K-1}."""
 import math
 
-import pedatorch as torch
+from .._dtype import finfo, long
+from .._tensor import Size
+from ..ops.creation import arange, full
+from ..ops.elementwise import clamp
+from ..ops.random import multinomial
+from ..ops.shape import broadcast_tensors
 from . import constraints
 from .distribution import Distribution
 from .utils import expand_probs_logits, lazy_property, logits_to_probs, probs_to_logits
@@ -46,13 +51,13 @@ class Categorical(Distribution):
             self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
         self._param = self.probs if probs is not None else self.logits
         self._num_events = self._param.size()[-1]
-        batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else torch.Size()
+        batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else Size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = torch.Size(batch_shape)
-        param_shape = batch_shape + torch.Size((self._num_events,))
+        batch_shape = Size(batch_shape)
+        param_shape = batch_shape + Size((self._num_events,))
         expand_probs_logits(self, new, param_shape)
         new._num_events = self._num_events
         super(Categorical, new).__init__(batch_shape, validate_args=False)
@@ -78,7 +83,7 @@ class Categorical(Distribution):
     @property
     def mean(self):
         """Undefined for class labels: NaN (as PyTorch)."""
-        return torch.full(self._extended_shape(), math.nan, dtype=self.probs.dtype, device=self.probs.device)
+        return full(self._extended_shape(), math.nan, dtype=self.probs.dtype, device=self.probs.device)
 
     @property
     def mode(self):
@@ -86,15 +91,15 @@ class Categorical(Distribution):
 
     @property
     def variance(self):
-        return torch.full(self._extended_shape(), math.nan, dtype=self.probs.dtype, device=self.probs.device)
+        return full(self._extended_shape(), math.nan, dtype=self.probs.dtype, device=self.probs.device)
 
-    def sample(self, sample_shape=torch.Size()):
-        if not isinstance(sample_shape, torch.Size):
-            sample_shape = torch.Size(sample_shape)
+    def sample(self, sample_shape=Size()):
+        if not isinstance(sample_shape, Size):
+            sample_shape = Size(sample_shape)
         # one row of probabilities per batch element, all the draws of a row at once (as PyTorch, so that a
         # seeded sample agrees with PyTorch's)
         probs_2d = self.probs.reshape(-1, self._num_events)
-        samples_2d = torch.multinomial(probs_2d, sample_shape.numel(), True).T
+        samples_2d = multinomial(probs_2d, sample_shape.numel(), True).T
         return samples_2d.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):
@@ -102,17 +107,17 @@ class Categorical(Distribution):
             self._validate_sample(value)
         # pick logits[..., value] for every value, broadcasting value's dims against the batch dims
         value = value.long().unsqueeze(-1)
-        value, log_pmf = torch.broadcast_tensors(value, self.logits)
+        value, log_pmf = broadcast_tensors(value, self.logits)
         value = value[..., :1]
         return log_pmf.gather(-1, value).squeeze(-1)
 
     def entropy(self):
         # a class with p = 0 has logit -inf; clamping it to the dtype's min makes 0 * logit = 0, not NaN
-        logits = torch.clamp(self.logits, min=torch.finfo(self.logits.dtype).min)
+        logits = clamp(self.logits, min=finfo(self.logits.dtype).min)
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):
-        values = torch.arange(self._num_events, dtype=torch.long, device=self._param.device)
+        values = arange(self._num_events, dtype=long, device=self._param.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + self._batch_shape)

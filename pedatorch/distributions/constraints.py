@@ -8,7 +8,11 @@ checked on the values given to ``log_prob`` / ``cdf``, when ``validate_args`` is
 ``event_dim`` says how many rightmost dims form one event: ``simplex`` judges whole vectors (1),
 ``positive_definite`` whole matrices (2); ``check`` reduces those dims away.
 """
-import pedatorch as torch
+from .. import linalg
+from .._dtype import bool as _bool, finfo   # _bool: a bare bool would hide the builtin
+from ..ops import join      # join.cat, join.stack: this module's own cat and stack are constraints
+from ..ops.creation import full
+from ..ops.elementwise import isclose
 
 __all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
            "greater_than_eq", "independent", "integer_interval", "interval", "half_open_interval", "is_dependent",
@@ -145,7 +149,7 @@ class _Cat(Constraint):
         for constraint, length in zip(self.cseq, self.lengths):
             checks.append(constraint.check(value.narrow(self.dim, start, length)))
             start += length
-        return torch.cat(checks, self.dim)
+        return join.cat(checks, self.dim)
 
 
 class _Stack(Constraint):
@@ -167,7 +171,7 @@ class _Stack(Constraint):
 
     def check(self, value):
         parts = [value.select(self.dim, i) for i in range(value.size(self.dim))]
-        return torch.stack([c.check(v) for v, c in zip(parts, self.cseq)], self.dim)
+        return join.stack([c.check(v) for v, c in zip(parts, self.cseq)], self.dim)
 
 
 # ---------------------------------------------------------------- discrete sets
@@ -318,7 +322,7 @@ class _Simplex(Constraint):
     event_dim = 1
 
     def check(self, value):
-        return torch.all(value >= 0, dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+        return (value >= 0).all(dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
 # ---------------------------------------------------------------- matrices
@@ -350,8 +354,8 @@ class _CorrCholesky(Constraint):
     event_dim = 2
 
     def check(self, value):
-        tol = torch.finfo(value.dtype).eps * value.size(-1) * 10   # a little slack for rounding
-        row_norm = torch.linalg.norm(value.detach(), dim=-1)
+        tol = finfo(value.dtype).eps * value.size(-1) * 10   # a little slack for rounding
+        row_norm = linalg.norm(value.detach(), dim=-1)
         unit_rows = (row_norm - 1.0).abs().le(tol).all(dim=-1)
         return _LowerCholesky().check(value) & unit_rows
 
@@ -361,7 +365,7 @@ class _Square(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return torch.full(value.shape[:-2], value.shape[-2] == value.shape[-1], dtype=torch.bool,
+        return full(value.shape[:-2], value.shape[-2] == value.shape[-1], dtype=_bool,
                           device=value.device)
 
 
@@ -372,7 +376,7 @@ class _Symmetric(_Square):
         square = super().check(value)
         if not square.all():
             return square
-        return torch.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+        return isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
 
 
 class _PositiveSemidefinite(_Symmetric):
@@ -382,7 +386,7 @@ class _PositiveSemidefinite(_Symmetric):
         symmetric = super().check(value)
         if not symmetric.all():
             return symmetric
-        return torch.linalg.eigvalsh(value).ge(0).all(-1)
+        return linalg.eigvalsh(value).ge(0).all(-1)
 
 
 class _PositiveDefinite(_Symmetric):
@@ -392,7 +396,7 @@ class _PositiveDefinite(_Symmetric):
         symmetric = super().check(value)
         if not symmetric.all():
             return symmetric
-        return torch.linalg.cholesky_ex(value).info.eq(0)
+        return linalg.cholesky_ex(value).info.eq(0)
 
 
 # ---------------------------------------------------------------- the public names (instances or classes)

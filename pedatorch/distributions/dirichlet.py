@@ -1,6 +1,9 @@
 """The Dirichlet distribution: random probability vectors."""
-import pedatorch as torch
-from pedatorch.nn.functional import one_hot
+from .._dtype import finfo
+from .._tensor import Size
+from ..nn.functional import one_hot
+from ..ops.elementwise import where
+from ..ops.special import digamma, lgamma
 from . import constraints
 from .exp_family import ExponentialFamily
 from .gamma import _standard_gamma
@@ -18,8 +21,8 @@ def _sample_dirichlet(concentration):
     gammas = _standard_gamma(concentration)
     x = gammas / gammas.sum(-1, keepdim=True)
     # keep every coordinate inside (0, 1) as PyTorch does; on the detached data, so nothing is recorded
-    finfo = torch.finfo(x.dtype)
-    x.detach().clamp_(min=finfo.tiny, max=1 - finfo.eps)
+    limits = finfo(x.dtype)
+    x.detach().clamp_(min=limits.tiny, max=1 - limits.eps)
     return x
 
 
@@ -59,7 +62,7 @@ class Dirichlet(ExponentialFamily):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Dirichlet, _instance)
-        batch_shape = torch.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         new.concentration = self.concentration.expand(batch_shape + self.event_shape)
         super(Dirichlet, new).__init__(batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
@@ -73,8 +76,8 @@ class Dirichlet(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         # xlogy: a coordinate x_i = 0 with alpha_i = 1 contributes 0 * log 0 = 0
-        return (_xlogy(self.concentration - 1.0, value).sum(-1) + torch.lgamma(self.concentration.sum(-1))
-                - torch.lgamma(self.concentration).sum(-1))
+        return (_xlogy(self.concentration - 1.0, value).sum(-1) + lgamma(self.concentration.sum(-1))
+                - lgamma(self.concentration).sum(-1))
 
     @property
     def mean(self):
@@ -87,7 +90,7 @@ class Dirichlet(ExponentialFamily):
         mode = concentration_m1 / concentration_m1.sum(-1, True)
         all_below_one = (self.concentration < 1).all(dim=-1, keepdim=True)
         corner = one_hot(mode.argmax(dim=-1), concentration_m1.shape[-1]).to(mode)
-        return torch.where(all_below_one, corner, mode)
+        return where(all_below_one, corner, mode)
 
     @property
     def variance(self):
@@ -97,8 +100,8 @@ class Dirichlet(ExponentialFamily):
     def entropy(self):
         k = self.concentration.size(-1)
         a0 = self.concentration.sum(-1)
-        return (torch.lgamma(self.concentration).sum(-1) - torch.lgamma(a0) - (k - a0) * torch.digamma(a0)
-                - ((self.concentration - 1.0) * torch.digamma(self.concentration)).sum(-1))
+        return (lgamma(self.concentration).sum(-1) - lgamma(a0) - (k - a0) * digamma(a0)
+                - ((self.concentration - 1.0) * digamma(self.concentration)).sum(-1))
 
     # exponential-family form: theta = alpha, F = sum_i log Gamma(alpha_i) - log Gamma(alpha_0)
     @property
@@ -106,4 +109,4 @@ class Dirichlet(ExponentialFamily):
         return (self.concentration,)
 
     def _log_normalizer(self, x):
-        return x.lgamma().sum(-1) - torch.lgamma(x.sum(-1))
+        return x.lgamma().sum(-1) - lgamma(x.sum(-1))

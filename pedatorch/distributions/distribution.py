@@ -12,7 +12,9 @@ Shapes, the vocabulary of the whole package:
 """
 import warnings
 
-import pedatorch as torch
+from .._tensor import Size, Tensor
+from ..autograd.grad_mode import no_grad
+from ..ops.elementwise import exp
 from . import constraints
 from .utils import lazy_property
 
@@ -39,7 +41,7 @@ class Distribution:
             raise ValueError
         Distribution._validate_args = value
 
-    def __init__(self, batch_shape=torch.Size(), event_shape=torch.Size(), validate_args=None):
+    def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args=None):
         self._batch_shape = batch_shape
         self._event_shape = event_shape
         if validate_args is not None:
@@ -113,19 +115,19 @@ class Distribution:
         return self.variance.sqrt()
 
     # ------------------------------------------------------------ sampling
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=Size()):
         """A sample of shape ``sample_shape + batch_shape + event_shape``, with no gradient."""
-        with torch.no_grad():
+        with no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=Size()):
         """A reparameterised sample: a differentiable function of the parameters and of parameter-free
         noise (``loc + eps * scale``), so gradients flow back to the parameters."""
         raise NotImplementedError
 
     def sample_n(self, n):
         warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", FutureWarning, stacklevel=2)
-        return self.sample(torch.Size((n,)))
+        return self.sample(Size((n,)))
 
     # ------------------------------------------------------------ densities
     def log_prob(self, value):
@@ -151,19 +153,19 @@ class Distribution:
 
     def perplexity(self):
         """exp(entropy)"""
-        return torch.exp(self.entropy())
+        return exp(self.entropy())
 
     # ------------------------------------------------------------ helpers for subclasses
-    def _extended_shape(self, sample_shape=torch.Size()):
+    def _extended_shape(self, sample_shape=Size()):
         """``sample_shape + batch_shape + event_shape``: the shape of ``sample(sample_shape)``."""
-        if not isinstance(sample_shape, torch.Size):
-            sample_shape = torch.Size(sample_shape)
-        return torch.Size(sample_shape + self._batch_shape + self._event_shape)
+        if not isinstance(sample_shape, Size):
+            sample_shape = Size(sample_shape)
+        return Size(sample_shape + self._batch_shape + self._event_shape)
 
     def _validate_sample(self, value):
         """Check a value given to ``log_prob``/``cdf``: a Tensor, ending in ``event_shape``, broadcastable with
         ``batch_shape + event_shape``, and inside the ``support``.  Raises PyTorch's ValueErrors."""
-        if not isinstance(value, torch.Tensor):
+        if not isinstance(value, Tensor):
             raise ValueError("The value argument to log_prob must be a Tensor")
         event_dim_start = len(value.size()) - len(self._event_shape)
         if value.size()[event_dim_start:] != self._event_shape:

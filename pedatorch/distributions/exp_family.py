@@ -12,7 +12,7 @@ Since E[t(X)] = grad F(theta), the entropy and the KL divergence within one fami
 Normal, Bernoulli, Gamma, Beta and Dirichlet derive from it (they also have closed-form entropies, which
 take precedence; these generic ones are a check and a fallback).
 """
-import pedatorch as torch
+from .. import autograd
 from .distribution import Distribution
 
 __all__ = ["ExponentialFamily"]
@@ -40,7 +40,7 @@ class ExponentialFamily(Distribution):
         result = -self._mean_carrier_measure
         nparams = [p.detach().requires_grad_() for p in self._natural_params]
         lg_normal = self._log_normalizer(*nparams)
-        gradients = torch.autograd.grad(lg_normal.sum(), nparams, create_graph=True)
+        gradients = autograd.grad(lg_normal.sum(), nparams, create_graph=True)
         result = result + lg_normal
         for theta, g in zip(nparams, gradients):
             result = result - (theta * g).reshape(self._batch_shape + (-1,)).sum(-1)

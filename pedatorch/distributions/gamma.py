@@ -1,11 +1,15 @@
 """The gamma distribution, its sampler, and the implicit reparameterisation gradient of its samples."""
 import numpy as np
 
-import pedatorch as torch
-from pedatorch._random import _device_generator
-from pedatorch.autograd import Function
-from pedatorch.backend import namespace
-from pedatorch.ops.special import _digamma
+from .._dtype import finfo, float64
+from .._random import _device_generator
+from .._tensor import Size, Tensor
+from ..autograd import Function
+from ..backend import namespace
+from ..ops.creation import as_tensor
+from ..ops.elementwise import exp, log
+from ..ops.random import rand, randn
+from ..ops.special import digamma, _digamma, igamma, lgamma
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import _is_number, _xlogy, broadcast_all
@@ -36,15 +40,15 @@ def _sample_standard_gamma(alpha):
     boost = xp.ones_like(alpha)
     small = valid & (alpha < 1)
     if small.any():
-        u = 1 - torch.rand(int(small.sum()), dtype=torch.float64)._data     # in (0, 1]
+        u = 1 - rand(int(small.sum()), dtype=float64)._data     # in (0, 1]
         boost[small] = u ** (1 / alpha[small])
     a = xp.where(small, alpha + 1, alpha)
     d = a - 1 / 3
     c = 1 / xp.sqrt(9 * xp.where(valid, d, 1))
     pending = xp.flatnonzero(valid)
     while pending.size:
-        z = torch.randn(pending.size, dtype=torch.float64)._data
-        u = 1 - torch.rand(pending.size, dtype=torch.float64)._data
+        z = randn(pending.size, dtype=float64)._data
+        u = 1 - rand(pending.size, dtype=float64)._data
         v = (1 + c[pending] * z) ** 3
         with np.errstate(invalid="ignore", divide="ignore"):
             accept = (v > 0) & ((u < 1 - 0.0331 * z ** 4) |
@@ -138,7 +142,7 @@ class _StandardGamma(Function):
             x = _sample_standard_gamma_device(arr.astype(np.float64), concentration.device)
         tiny = np.finfo(arr.dtype).tiny
         x = namespace(x).maximum(x.astype(arr.dtype), tiny)   # as PyTorch: never exactly 0 (log x stays finite)
-        sample = torch.Tensor._make(x)
+        sample = Tensor._make(x)
         ctx.save_for_backward(concentration, sample)
         return sample
 
@@ -146,7 +150,7 @@ class _StandardGamma(Function):
     def backward(ctx, grad):
         concentration, sample = ctx.saved_tensors
         dx_dalpha = _standard_gamma_grad(concentration.detach()._data, sample.detach()._data)
-        return grad * torch.Tensor._make(dx_dalpha.astype(grad._data.dtype))
+        return grad * Tensor._make(dx_dalpha.astype(grad._data.dtype))
 
 
 def _standard_gamma(concentration):
@@ -167,14 +171,14 @@ class _RegularizedGammaP(Function):
     @staticmethod
     def forward(ctx, a, x):
         ctx.save_for_backward(a, x)
-        return torch.igamma(a, x)
+        return igamma(a, x)
 
     @staticmethod
     def backward(ctx, grad):
         a, x = ctx.saved_tensors
         if ctx.needs_input_grad[0]:
             raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
-        density = torch.exp((a - 1) * torch.log(x) - x - torch.lgamma(a))
+        density = exp((a - 1) * log(x) - x - lgamma(a))
         return None, grad * density
 
 
@@ -211,12 +215,12 @@ class Gamma(ExponentialFamily):
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        batch_shape = torch.Size() if _is_number(concentration) and _is_number(rate) else self.concentration.size()
+        batch_shape = Size() if _is_number(concentration) and _is_number(rate) else self.concentration.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = torch.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         new.concentration = self.concentration.expand(batch_shape)
         new.rate = self.rate.expand(batch_shape)
         super(Gamma, new).__init__(batch_shape, validate_args=False)
@@ -235,19 +239,19 @@ class Gamma(ExponentialFamily):
     def variance(self):
         return self.concentration / self.rate.pow(2)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
         value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
         # keep samples > 0 after the division too; on the detached data, so nothing is recorded
-        value.detach().clamp_(min=torch.finfo(value.dtype).tiny)
+        value.detach().clamp_(min=finfo(value.dtype).tiny)
         return value
 
     def log_prob(self, value):
-        value = torch.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
+        value = as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
         if self._validate_args:
             self._validate_sample(value)
         return (_xlogy(self.concentration, self.rate) + _xlogy(self.concentration - 1, value)
-                - self.rate * value - torch.lgamma(self.concentration))
+                - self.rate * value - lgamma(self.concentration))
 
     def cdf(self, value):
         if self._validate_args:
@@ -255,8 +259,8 @@ class Gamma(ExponentialFamily):
         return _RegularizedGammaP.apply(self.concentration, self.rate * value)
 
     def entropy(self):
-        return (self.concentration - torch.log(self.rate) + torch.lgamma(self.concentration)
-                + (1.0 - self.concentration) * torch.digamma(self.concentration))
+        return (self.concentration - log(self.rate) + lgamma(self.concentration)
+                + (1.0 - self.concentration) * digamma(self.concentration))
 
     # exponential-family form: theta = (alpha - 1, -beta), F = log Gamma(theta1 + 1) + (theta1 + 1) log(-1 / theta2)
     @property
@@ -264,4 +268,4 @@ class Gamma(ExponentialFamily):
         return (self.concentration - 1, -self.rate)
 
     def _log_normalizer(self, x, y):
-        return torch.lgamma(x + 1) + (x + 1) * torch.log(-y.reciprocal())
+        return lgamma(x + 1) + (x + 1) * log(-y.reciprocal())

@@ -1,7 +1,8 @@
 """The Gumbel distribution: the law of the maximum of many samples (extreme values)."""
 import math
 
-import pedatorch as torch
+from .._dtype import finfo
+from ..ops.creation import full_like, ones_like
 from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, ExpTransform
@@ -37,13 +38,13 @@ class Gumbel(TransformedDistribution):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        finfo = torch.finfo(self.loc.dtype)
+        limits = finfo(self.loc.dtype)
         if _is_number(loc) and _is_number(scale):
-            base_dist = Uniform(finfo.tiny, 1 - finfo.eps, validate_args=validate_args)
+            base_dist = Uniform(limits.tiny, 1 - limits.eps, validate_args=validate_args)
         else:
-            base_dist = Uniform(torch.full_like(self.loc, finfo.tiny), torch.full_like(self.loc, 1 - finfo.eps),
+            base_dist = Uniform(full_like(self.loc, limits.tiny), full_like(self.loc, 1 - limits.eps),
                                 validate_args=validate_args)
-        transforms = [ExpTransform().inv, AffineTransform(loc=0, scale=-torch.ones_like(self.scale)),
+        transforms = [ExpTransform().inv, AffineTransform(loc=0, scale=-ones_like(self.scale)),
                       ExpTransform().inv, AffineTransform(loc=loc, scale=-self.scale)]
         super().__init__(base_dist, transforms, validate_args=validate_args)
 

@@ -1,5 +1,5 @@
 """``Independent``: reinterpret batch dims of a distribution as event dims."""
-import pedatorch as torch
+from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import _sum_rightmost
@@ -45,7 +45,7 @@ class Independent(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Independent, _instance)
-        batch_shape = torch.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         new.base_dist = self.base_dist.expand(batch_shape + self.event_shape[:self.reinterpreted_batch_ndims])
         new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
         super(Independent, new).__init__(batch_shape, self.event_shape, validate_args=False)
@@ -81,10 +81,10 @@ class Independent(Distribution):
     def variance(self):
         return self.base_dist.variance
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=Size()):
         return self.base_dist.sample(sample_shape)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=Size()):
         return self.base_dist.rsample(sample_shape)
 
     def log_prob(self, value):

@@ -9,8 +9,11 @@ answer per pair of types.
 import math
 import warnings
 
-import pedatorch as torch
-from pedatorch.nn.functional import softplus
+from .. import autograd
+from ..nn.functional import softplus
+from ..ops.creation import full_like
+from ..ops.elementwise import log, where, xlogy
+from ..ops.special import digamma, lgamma
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
@@ -85,11 +88,11 @@ def kl_divergence(p, q):
 
 
 def _infinite_like(tensor):
-    return torch.full_like(tensor, math.inf)
+    return full_like(tensor, math.inf)
 
 
 def _x_log_x(tensor):
-    return torch.xlogy(tensor, tensor)     # 0 log 0 = 0
+    return xlogy(tensor, tensor)     # 0 log 0 = 0
 
 
 # ====================================================================== same family
@@ -98,11 +101,11 @@ def _x_log_x(tensor):
 def _kl_bernoulli_bernoulli(p, q):
     """p log(p/q) + (1-p) log((1-p)/(1-q)), with log p = -softplus(-logit) and log(1-p) = -softplus(logit)."""
     t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
-    t1 = torch.where(q.probs == 0, math.inf, t1)       # p puts mass where q has none
-    t1 = torch.where(p.probs == 0, 0.0, t1)            # 0 log 0 = 0
+    t1 = where(q.probs == 0, math.inf, t1)       # p puts mass where q has none
+    t1 = where(p.probs == 0, 0.0, t1)            # 0 log 0 = 0
     t2 = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
-    t2 = torch.where(q.probs == 1, math.inf, t2)
-    t2 = torch.where(p.probs == 1, 0.0, t2)
+    t2 = where(q.probs == 1, math.inf, t2)
+    t2 = where(p.probs == 1, 0.0, t2)
     return t1 + t2
 
 
@@ -113,9 +116,9 @@ def _kl_beta_beta(p, q):
     sum_q = q.concentration1 + q.concentration0
     t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_p.lgamma()
     t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_q.lgamma()
-    t3 = (p.concentration1 - q.concentration1) * torch.digamma(p.concentration1)
-    t4 = (p.concentration0 - q.concentration0) * torch.digamma(p.concentration0)
-    t5 = (sum_q - sum_p) * torch.digamma(sum_p)
+    t3 = (p.concentration1 - q.concentration1) * digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * digamma(p.concentration0)
+    t5 = (sum_q - sum_p) * digamma(sum_p)
     return t1 - t2 + t3 + t4 + t5
 
 
@@ -123,8 +126,8 @@ def _kl_beta_beta(p, q):
 def _kl_categorical_categorical(p, q):
     """sum_k p_k (log p_k - log q_k)"""
     t = p.probs * (p.logits - q.logits)
-    t = torch.where(q.probs == 0, math.inf, t)
-    t = torch.where(p.probs == 0, 0.0, t)
+    t = where(q.probs == 0, math.inf, t)
+    t = where(p.probs == 0, 0.0, t)
     return t.sum(-1)
 
 
@@ -151,7 +154,7 @@ def _kl_expfamily_expfamily(p, q):
     p_nparams = [theta.detach().requires_grad_() for theta in p._natural_params]
     q_nparams = q._natural_params
     lg_normal = p._log_normalizer(*p_nparams)
-    gradients = torch.autograd.grad(lg_normal.sum(), p_nparams, create_graph=True)
+    gradients = autograd.grad(lg_normal.sum(), p_nparams, create_graph=True)
     result = q._log_normalizer(*q_nparams) - lg_normal
     for pnp, qnp, g in zip(p_nparams, q_nparams, gradients):
         result = result - _sum_rightmost((qnp - pnp) * g, len(q.event_shape))
@@ -162,8 +165,8 @@ def _kl_expfamily_expfamily(p, q):
 def _kl_gamma_gamma(p, q):
     """a2 log(b1/b2) + log Gamma(a2) - log Gamma(a1) + (a1 - a2) psi(a1) + (b2 - b1) a1 / b1"""
     t1 = q.concentration * (p.rate / q.rate).log()
-    t2 = torch.lgamma(q.concentration) - torch.lgamma(p.concentration)
-    t3 = (p.concentration - q.concentration) * torch.digamma(p.concentration)
+    t2 = lgamma(q.concentration) - lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * digamma(p.concentration)
     t4 = (q.rate - p.rate) * (p.concentration / p.rate)
     return t1 + t2 + t3 + t4
 
@@ -196,7 +199,7 @@ def _kl_normal_normal(p, q):
 def _kl_uniform_uniform(p, q):
     """log((high_q - low_q) / (high_p - low_p)), infinite unless [low_p, high_p] lies inside [low_q, high_q]"""
     result = ((q.high - q.low) / (p.high - p.low)).log()
-    return torch.where((q.low > p.low) | (q.high < p.high), math.inf, result)
+    return where((q.low > p.low) | (q.high < p.high), math.inf, result)
 
 
 @register_kl(Independent, Independent)
@@ -237,7 +240,7 @@ def _kl_beta_uniform(p, q):
     """-H(p) + log(high - low), infinite unless [0, 1] lies inside [low, high]"""
     result = -p.entropy() + (q.high - q.low).log()
     outside = (q.low > p.support.lower_bound) | (q.high < p.support.upper_bound)
-    return torch.where(outside, math.inf, result)
+    return where(outside, math.inf, result)
 
 
 @register_kl(Gamma, Beta)
@@ -252,7 +255,7 @@ def _kl_gamma_normal(p, q):
     """-H(p) + log(sqrt(2 pi) s) + E_p[(X - m)^2] / (2 s^2), E[X] = a/b, E[X^2] = (a^2 + a)/b^2"""
     var_normal = q.scale.pow(2)
     beta_sqr = p.rate.pow(2)
-    t1 = 0.5 * torch.log(beta_sqr * var_normal * 2 * math.pi) - p.concentration - p.concentration.lgamma()
+    t1 = 0.5 * log(beta_sqr * var_normal * 2 * math.pi) - p.concentration - p.concentration.lgamma()
     t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
     t3 = q.loc * p.concentration / p.rate
     t4 = 0.5 * q.loc.pow(2)
@@ -271,13 +274,13 @@ def _kl_normal_infinity(p, q):
 def _kl_uniform_beta(p, q):
     """-log(high - low) - E_p[log q(X)], infinite unless [low, high] lies inside [0, 1]"""
     width = p.high - p.low
-    t1 = torch.log(width)
+    t1 = log(width)
     t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
     t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + width) / width
     t4 = q.concentration1.lgamma() + q.concentration0.lgamma() - (q.concentration1 + q.concentration0).lgamma()
     result = t3 + t4 - t1 - t2
     outside = (p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)
-    return torch.where(outside, math.inf, result)
+    return where(outside, math.inf, result)
 
 
 @register_kl(Uniform, Gamma)
@@ -289,7 +292,7 @@ def _kl_uniform_gamma(p, q):
     t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
     t4 = q.rate * (p.high + p.low) / 2
     result = -t1 + t2 + t3 + t4
-    return torch.where(p.low < q.support.lower_bound, math.inf, result)
+    return where(p.low < q.support.lower_bound, math.inf, result)
 
 
 @register_kl(Uniform, Normal)

@@ -1,8 +1,11 @@
 """The multinomial distribution: class counts of ``total_count`` categorical draws."""
 import math
 
-import pedatorch as torch
-from pedatorch.nn.functional import softplus
+from .._tensor import Size
+from ..nn.functional import softplus
+from ..ops.creation import arange, ones_like, tensor, zeros
+from ..ops.elementwise import exp, where
+from ..ops.special import lgamma
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
@@ -46,7 +49,7 @@ class Multinomial(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Multinomial, _instance)
-        batch_shape = torch.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         new.total_count = self.total_count
         new._categorical = self._categorical.expand(batch_shape)
         super(Multinomial, new).__init__(batch_shape, self.event_shape, validate_args=False)
@@ -77,15 +80,15 @@ class Multinomial(Distribution):
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
 
-    def sample(self, sample_shape=torch.Size()):
-        sample_shape = torch.Size(sample_shape)
+    def sample(self, sample_shape=Size()):
+        sample_shape = Size(sample_shape)
         # total_count class labels per event, on a new leading dim, which then moves to the end ...
-        labels = self._categorical.sample(torch.Size((self.total_count,)) + sample_shape)
+        labels = self._categorical.sample(Size((self.total_count,)) + sample_shape)
         order = list(range(labels.dim()))
         labels = labels.permute(*order[1:], order[0])
         # ... and each label adds 1 to its class's count
-        counts = torch.zeros(self._extended_shape(sample_shape), dtype=labels.dtype, device=labels.device)
-        counts.scatter_add_(-1, labels, torch.ones_like(labels))
+        counts = zeros(self._extended_shape(sample_shape), dtype=labels.dtype, device=labels.device)
+        counts.scatter_add_(-1, labels, ones_like(labels))
         return counts.type_as(self.probs)
 
     def log_prob(self, value):
@@ -93,25 +96,25 @@ class Multinomial(Distribution):
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
         # a class with p = 0 (logit -inf) and count 0 contributes 0 * log 0 = 0, not NaN
-        logits = torch.where((value == 0) & (logits == -math.inf), 0.0, logits)
-        log_factorial_n = torch.lgamma(value.sum(-1) + 1)
-        log_factorial_xs = torch.lgamma(value + 1).sum(-1)
+        logits = where((value == 0) & (logits == -math.inf), 0.0, logits)
+        log_factorial_n = lgamma(value.sum(-1) + 1)
+        log_factorial_xs = lgamma(value + 1).sum(-1)
         return log_factorial_n - log_factorial_xs + (logits * value).sum(-1)
 
     def entropy(self):
-        n = torch.tensor(self.total_count)      # an int64 tensor: lgamma(n + 1) is float32, as in PyTorch
-        term1 = n * self._categorical.entropy() - torch.lgamma(n + 1)
+        n = tensor(self.total_count)      # an int64 tensor: lgamma(n + 1) is float32, as in PyTorch
+        term1 = n * self._categorical.entropy() - lgamma(n + 1)
         # E[log x_i!] for each class: x_i ~ Binomial(n, p_i), summed over k = 1..n (log 0! = 0)
         probs = self.probs
-        k = torch.arange(1, self.total_count + 1, dtype=probs.dtype, device=probs.device)
+        k = arange(1, self.total_count + 1, dtype=probs.dtype, device=probs.device)
         k = k.view((-1,) + (1,) * probs.dim())
-        binomial_probs = torch.exp(_binomial_log_prob(self.total_count, probs, k))
-        term2 = (binomial_probs * torch.lgamma(k + 1)).sum([0, -1])
+        binomial_probs = exp(_binomial_log_prob(self.total_count, probs, k))
+        term2 = (binomial_probs * lgamma(k + 1)).sum([0, -1])
         return term1 + term2
 
 
 def _binomial_log_prob(n, probs, k):
     """log Binomial(k; n, p) = log C(n, k) + k logit - n log(1 + e^logit), stable for p near 0 or 1."""
     logits = probs_to_logits(probs, is_binary=True)
-    log_binom = torch.lgamma(k.new_tensor(n + 1.0)) - torch.lgamma(k + 1) - torch.lgamma(n - k + 1)
+    log_binom = lgamma(k.new_tensor(n + 1.0)) - lgamma(k + 1) - lgamma(n - k + 1)
     return log_binom + k * logits - n * softplus(logits)

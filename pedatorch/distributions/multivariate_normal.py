@@ -1,7 +1,13 @@
 """The multivariate normal distribution N(loc, Sigma)."""
 import math
 
-import pedatorch as torch
+from .. import linalg
+from .._tensor import Size
+from ..ops.creation import eye
+from ..ops.linalg import matmul
+from ..ops.linalg_legacy import cholesky_inverse
+from ..ops.manip import flip
+from ..ops.shape import broadcast_shapes, transpose
 from . import constraints
 from .distribution import Distribution
 from .utils import _standard_normal, lazy_property
@@ -15,12 +21,12 @@ def _solve_lower(L, B):
     pedatorch has no ``linalg.solve_triangular`` yet; a general solve on ``L.tril()`` gives the same X, and
     like a triangular solve it reads (and sends gradients to) the lower triangle only.
     """
-    return torch.linalg.solve(L.tril(), B)
+    return linalg.solve(L.tril(), B)
 
 
 def _batch_mv(bmat, bvec):
     """Matrix-vector products M v over broadcast batch dims: (..., n, n) x (..., n) -> (..., n)."""
-    return torch.matmul(bmat, bvec.unsqueeze(-1)).squeeze(-1)
+    return matmul(bmat, bvec.unsqueeze(-1)).squeeze(-1)
 
 
 def _batch_mahalanobis(bL, bx):
@@ -39,10 +45,10 @@ def _precision_to_scale_tril(P):
     With J the flip of rows and columns, cholesky(J P J) = Lf gives P = U U^T for the upper-triangular
     U = J Lf J; then P^-1 = U^-T U^-1, so L = U^-T, found by solving U^T L = I.
     """
-    Lf = torch.linalg.cholesky(torch.flip(P, (-2, -1)))
-    U_T = torch.transpose(torch.flip(Lf, (-2, -1)), -2, -1)     # lower triangular
-    eye = torch.eye(P.shape[-1], dtype=P.dtype, device=P.device)
-    return _solve_lower(U_T, eye)
+    Lf = linalg.cholesky(flip(P, (-2, -1)))
+    U_T = transpose(flip(Lf, (-2, -1)), -2, -1)     # lower triangular
+    identity = eye(P.shape[-1], dtype=P.dtype, device=P.device)
+    return _solve_lower(U_T, identity)
 
 
 class MultivariateNormal(Distribution):
@@ -84,7 +90,7 @@ class MultivariateNormal(Distribution):
         if matrix.dim() < 2:
             prefix = "scale_tril matrix" if name == "scale_tril" else name
             raise ValueError(f"{prefix} must be at least two-dimensional, with optional leading batch dimensions")
-        batch_shape = torch.broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
+        batch_shape = broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
         setattr(self, name, matrix.expand(batch_shape + (-1, -1)))
         self.loc = loc.expand(batch_shape + (-1,))
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
@@ -93,13 +99,13 @@ class MultivariateNormal(Distribution):
         if scale_tril is not None:
             self._unbroadcasted_scale_tril = scale_tril
         elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = torch.linalg.cholesky(covariance_matrix)
+            self._unbroadcasted_scale_tril = linalg.cholesky(covariance_matrix)
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(MultivariateNormal, _instance)
-        batch_shape = torch.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         loc_shape = batch_shape + self.event_shape
         cov_shape = batch_shape + self.event_shape + self.event_shape
         new.loc = self.loc.expand(loc_shape)
@@ -118,11 +124,11 @@ class MultivariateNormal(Distribution):
     @lazy_property
     def covariance_matrix(self):
         L = self._unbroadcasted_scale_tril
-        return torch.matmul(L, L.mT).expand(self._batch_shape + self._event_shape + self._event_shape)
+        return matmul(L, L.mT).expand(self._batch_shape + self._event_shape + self._event_shape)
 
     @lazy_property
     def precision_matrix(self):
-        return torch.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
+        return cholesky_inverse(self._unbroadcasted_scale_tril).expand(
             self._batch_shape + self._event_shape + self._event_shape)
 
     @property
@@ -138,7 +144,7 @@ class MultivariateNormal(Distribution):
         """diag(L L^T)_i = sum_j L_ij^2"""
         return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(self._batch_shape + self._event_shape)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
         eps = _standard_normal(shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)

@@ -1,7 +1,10 @@
 """The normal (Gaussian) distribution N(loc, scale^2)."""
 import math
 
-import pedatorch as torch
+from .._tensor import Size
+from ..autograd.grad_mode import no_grad
+from ..ops.elementwise import erf, erfinv, log
+from ..ops.random import normal
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import _is_number, _standard_normal, broadcast_all
@@ -36,12 +39,12 @@ class Normal(ExponentialFamily):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = torch.Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
+        batch_shape = Size() if _is_number(loc) and _is_number(scale) else self.loc.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Normal, _instance)
-        batch_shape = torch.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         new.loc = self.loc.expand(batch_shape)
         new.scale = self.scale.expand(batch_shape)
         super(Normal, new).__init__(batch_shape, validate_args=False)
@@ -64,13 +67,13 @@ class Normal(ExponentialFamily):
     def variance(self):
         return self.stddev.pow(2)
 
-    def sample(self, sample_shape=torch.Size()):
+    def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        with torch.no_grad():
+        with no_grad():
             # torch.normal(mean, std) draws the same numbers as PyTorch's Normal.sample after manual_seed
-            return torch.normal(self.loc.expand(shape), self.scale.expand(shape))
+            return normal(self.loc.expand(shape), self.scale.expand(shape))
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
         eps = _standard_normal(shape, dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + eps * self.scale
@@ -84,14 +87,14 @@ class Normal(ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return 0.5 * (1 + torch.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+        return 0.5 * (1 + erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
     def icdf(self, value):
         """x = loc + scale * sqrt(2) * erfinv(2 value - 1)"""
-        return self.loc + self.scale * torch.erfinv(2 * value - 1) * math.sqrt(2)
+        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self):
-        return 0.5 + 0.5 * math.log(2 * math.pi) + torch.log(self.scale)
+        return 0.5 + 0.5 * math.log(2 * math.pi) + log(self.scale)
 
     # exponential-family form: theta = (loc / scale^2, -1 / (2 scale^2)),
     # F(theta) = -theta1^2 / (4 theta2) + log(pi / -theta2) / 2
@@ -100,4 +103,4 @@ class Normal(ExponentialFamily):
         return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
 
     def _log_normalizer(self, x, y):
-        return -0.25 * x.pow(2) / y + 0.5 * torch.log(-math.pi / y)
+        return -0.25 * x.pow(2) / y + 0.5 * log(-math.pi / y)

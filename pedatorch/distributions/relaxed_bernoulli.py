@@ -1,5 +1,6 @@
 """The relaxed Bernoulli (binary Concrete) distribution: a differentiable stand-in for a coin flip."""
-import pedatorch as torch
+from .._tensor import Size
+from ..ops.random import rand
 from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
@@ -39,12 +40,12 @@ class LogitRelaxedBernoulli(Distribution):
             is_scalar = _is_number(logits)
             (self.logits,) = broadcast_all(logits)
         self._param = self.probs if probs is not None else self.logits
-        batch_shape = torch.Size() if is_scalar else self._param.size()
+        batch_shape = Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = torch.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         new.temperature = self.temperature
         expand_probs_logits(self, new, batch_shape)
         super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
@@ -63,10 +64,10 @@ class LogitRelaxedBernoulli(Distribution):
     def param_shape(self):
         return self._param.size()
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
         probs = clamp_probs(self.probs.expand(shape))
-        uniforms = clamp_probs(torch.rand(shape, dtype=probs.dtype, device=probs.device))
+        uniforms = clamp_probs(rand(shape, dtype=probs.dtype, device=probs.device))
         # logit(u) + logit(p), divided by the temperature
         return (uniforms.log() - (-uniforms).log1p() + probs.log() - (-probs).log1p()) / self.temperature
 

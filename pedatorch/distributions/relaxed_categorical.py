@@ -1,5 +1,7 @@
 """The relaxed one-hot categorical (Concrete / Gumbel-softmax) distribution: differentiable soft one-hot vectors."""
-import pedatorch as torch
+from .._tensor import Size
+from ..ops.creation import full_like
+from ..ops.random import rand
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
@@ -38,7 +40,7 @@ class ExpRelaxedCategorical(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = torch.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         new.temperature = self.temperature
         new._categorical = self._categorical.expand(batch_shape)
         super(ExpRelaxedCategorical, new).__init__(batch_shape, self.event_shape, validate_args=False)
@@ -57,9 +59,9 @@ class ExpRelaxedCategorical(Distribution):
     def probs(self):
         return self._categorical.probs
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        uniforms = clamp_probs(torch.rand(shape, dtype=self.logits.dtype, device=self.logits.device))
+        uniforms = clamp_probs(rand(shape, dtype=self.logits.dtype, device=self.logits.device))
         gumbels = -((-(uniforms.log())).log())
         scores = (self.logits + gumbels) / self.temperature
         return scores - scores.logsumexp(dim=-1, keepdim=True)
@@ -69,7 +71,7 @@ class ExpRelaxedCategorical(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
-        log_scale = torch.full_like(self.temperature, float(k)).lgamma() - self.temperature.log().mul(-(k - 1))
+        log_scale = full_like(self.temperature, float(k)).lgamma() - self.temperature.log().mul(-(k - 1))
         score = logits - value.mul(self.temperature)
         score = (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1)
         return score + log_scale

@@ -1,5 +1,6 @@
 """``TransformedDistribution``: the distribution of f(X) for X from a base distribution and f a chain of transforms."""
-import pedatorch as torch
+from .._tensor import Size
+from ..autograd.grad_mode import no_grad
 from . import constraints
 from .distribution import Distribution
 from .independent import Independent
@@ -73,7 +74,7 @@ class TransformedDistribution(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(TransformedDistribution, _instance)
-        batch_shape = torch.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         shape = batch_shape + self.event_shape
         for t in reversed(self.transforms):
             shape = t.inverse_shape(shape)       # the base shape that maps to it
@@ -96,14 +97,14 @@ class TransformedDistribution(Distribution):
     def has_rsample(self):
         return self.base_dist.has_rsample
 
-    def sample(self, sample_shape=torch.Size()):
-        with torch.no_grad():
+    def sample(self, sample_shape=Size()):
+        with no_grad():
             x = self.base_dist.sample(sample_shape)
             for transform in self.transforms:
                 x = transform(x)
             return x
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=Size()):
         x = self.base_dist.rsample(sample_shape)
         for transform in self.transforms:
             x = transform(x)

@@ -17,8 +17,15 @@ up one event (``event_dim``: 0 for elementwise maps, 1 for maps of whole vectors
 """
 import math
 
-import pedatorch as torch
-from pedatorch.nn.functional import logsigmoid, pad, softplus
+from .. import linalg
+from .._dtype import finfo
+from .._tensor import Size
+from ..nn.functional import logsigmoid, pad, softplus
+from ..ops.creation import eye, full_like, zeros_like
+from ..ops.elementwise import atanh, clamp, sigmoid, tanh
+from ..ops.join import cat, stack
+from ..ops.reduction import cumsum
+from ..ops.shape import broadcast_shapes
 from . import constraints
 from .utils import _is_number, _sum_rightmost, broadcast_all, lazy_property, tril_matrix_to_vec, vec_to_tril_matrix
 
@@ -268,7 +275,7 @@ class ComposeTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         if not self.parts:
-            return torch.zeros_like(x)
+            return zeros_like(x)
         # the intermediate values (free when the parts cache them)
         xs = [x]
         for part in self.parts[:-1]:
@@ -373,8 +380,8 @@ class ReshapeTransform(Transform):
     bijective = True
 
     def __init__(self, in_shape, out_shape, cache_size=0):
-        self.in_shape = torch.Size(in_shape)
-        self.out_shape = torch.Size(out_shape)
+        self.in_shape = Size(in_shape)
+        self.out_shape = Size(out_shape)
         if self.in_shape.numel() != self.out_shape.numel():
             raise ValueError("in_shape, out_shape have different numbers of elements")
         super().__init__(cache_size=cache_size)
@@ -478,16 +485,16 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
     def forward_shape(self, shape):
-        return torch.broadcast_shapes(shape, self.exponent.shape)
+        return broadcast_shapes(shape, self.exponent.shape)
 
     def inverse_shape(self, shape):
-        return torch.broadcast_shapes(shape, self.exponent.shape)
+        return broadcast_shapes(shape, self.exponent.shape)
 
 
 def _clipped_sigmoid(x):
     """sigmoid(x) kept inside [tiny, 1 - eps], so that its logit and log stay finite."""
-    finfo = torch.finfo(x.dtype)
-    return torch.clamp(torch.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
+    limits = finfo(x.dtype)
+    return clamp(sigmoid(x), min=limits.tiny, max=1.0 - limits.eps)
 
 
 class SigmoidTransform(Transform):
@@ -508,8 +515,8 @@ class SigmoidTransform(Transform):
         return _clipped_sigmoid(x)
 
     def _inverse(self, y):
-        finfo = torch.finfo(y.dtype)
-        y = y.clamp(min=finfo.tiny, max=1.0 - finfo.eps)
+        limits = finfo(y.dtype)
+        y = y.clamp(min=limits.tiny, max=1.0 - limits.eps)
         return y.log() - (-y).log1p()
 
     def log_abs_det_jacobian(self, x, y):
@@ -558,7 +565,7 @@ class TanhTransform(Transform):
         return x.tanh()
 
     def _inverse(self, y):
-        return torch.atanh(y)
+        return atanh(y)
 
     def log_abs_det_jacobian(self, x, y):
         return 2.0 * (math.log(2.0) - x - softplus(-2.0 * x))
@@ -637,14 +644,14 @@ class AffineTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         if _is_number(self.scale):
-            result = torch.full_like(x, math.log(abs(self.scale)))
+            result = full_like(x, math.log(abs(self.scale)))
         else:
-            result = torch.abs(self.scale).log()
-            result = result.expand(torch.broadcast_shapes(result.shape, x.shape))
+            result = self.scale.abs().log()
+            result = result.expand(broadcast_shapes(result.shape, x.shape))
         return _sum_rightmost(result, self.event_dim)
 
     def forward_shape(self, shape):
-        return torch.broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
+        return broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
 
     def inverse_shape(self, shape):
         return self.forward_shape(shape)
@@ -721,7 +728,7 @@ class StickBreakingTransform(Transform):
         y_crop = y[..., :-1]
         # z_i = y_i / (1 - sum_{j<i} y_j), so logit(z_i) = log y_i - log(1 - sum_{j<=i} y_j)
         remaining = 1 - y_crop.cumsum(-1)
-        remaining = torch.clamp(remaining, min=torch.finfo(y.dtype).tiny)   # rounding can make it <= 0
+        remaining = clamp(remaining, min=finfo(y.dtype).tiny)   # rounding can make it <= 0
         return y_crop.log() - remaining.log() + self._offset_log(y, y_crop.shape[-1])
 
     def log_abs_det_jacobian(self, x, y):
@@ -769,7 +776,7 @@ class PositiveDefiniteTransform(Transform):
         return lower @ lower.mT
 
     def _inverse(self, y):
-        return LowerCholeskyTransform().inv(torch.linalg.cholesky(y))
+        return LowerCholeskyTransform().inv(linalg.cholesky(y))
 
 
 class CorrCholeskyTransform(Transform):
@@ -788,15 +795,15 @@ class CorrCholeskyTransform(Transform):
     bijective = True
 
     def _call(self, x):
-        eps = torch.finfo(x.dtype).eps
-        r = vec_to_tril_matrix(torch.tanh(x).clamp(min=-1 + eps, max=1 - eps), diag=-1)
+        eps = finfo(x.dtype).eps
+        r = vec_to_tril_matrix(tanh(x).clamp(min=-1 + eps, max=1 - eps), diag=-1)
         # y_ij = r_ij * prod_{k<j} sqrt(1 - r_ik^2): the stick left before break j, in squared length
         left = (1 - r ** 2).sqrt().cumprod(-1)
-        r = r + torch.eye(r.shape[-1], dtype=r.dtype, device=r.device)    # the diagonal takes all that is left
+        r = r + eye(r.shape[-1], dtype=r.dtype, device=r.device)    # the diagonal takes all that is left
         return r * pad(left[..., :-1], [1, 0], value=1)
 
     def _inverse(self, y):
-        left = pad((1 - torch.cumsum(y * y, dim=-1))[..., :-1], [1, 0], value=1)   # 1 - sum_{k<j} y_ik^2
+        left = pad((1 - cumsum(y * y, dim=-1))[..., :-1], [1, 0], value=1)   # 1 - sum_{k<j} y_ik^2
         r = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left, diag=-1).sqrt()
         return (r.log1p() - r.neg().log1p()) / 2     # atanh
 
@@ -873,11 +880,11 @@ class CatTransform(Transform):
 
     def _call(self, x):
         _check_dim_and_size(x, self.dim, self.length, "length", "x", "tensor")
-        return torch.cat([f(b) for f, b in zip(self.transforms, self._blocks(x))], dim=self.dim)
+        return cat([f(b) for f, b in zip(self.transforms, self._blocks(x))], dim=self.dim)
 
     def _inverse(self, y):
         _check_dim_and_size(y, self.dim, self.length, "length", "y", "tensor")
-        return torch.cat([f.inv(b) for f, b in zip(self.transforms, self._blocks(y))], dim=self.dim)
+        return cat([f.inv(b) for f, b in zip(self.transforms, self._blocks(y))], dim=self.dim)
 
     def log_abs_det_jacobian(self, x, y):
         _check_dim_and_size(x, self.dim, self.length, "length", "x", "x")
@@ -888,7 +895,7 @@ class CatTransform(Transform):
         # is ``dim`` a batch dim of the result (then the blocks' terms are joined) or inside an event (added)?
         dim = self.dim - x.dim() if self.dim >= 0 else self.dim
         dim += self.event_dim
-        return torch.cat(terms, dim=dim) if dim < 0 else sum(terms)
+        return cat(terms, dim=dim) if dim < 0 else sum(terms)
 
     @property
     def bijective(self):
@@ -925,18 +932,18 @@ class StackTransform(Transform):
 
     def _call(self, x):
         _check_dim_and_size(x, self.dim, len(self.transforms), "len(transforms)", "x", "tensor")
-        return torch.stack([f(s) for f, s in zip(self.transforms, self._slices(x))], dim=self.dim)
+        return stack([f(s) for f, s in zip(self.transforms, self._slices(x))], dim=self.dim)
 
     def _inverse(self, y):
         _check_dim_and_size(y, self.dim, len(self.transforms), "len(transforms)", "y", "tensor")
-        return torch.stack([f.inv(s) for f, s in zip(self.transforms, self._slices(y))], dim=self.dim)
+        return stack([f.inv(s) for f, s in zip(self.transforms, self._slices(y))], dim=self.dim)
 
     def log_abs_det_jacobian(self, x, y):
         _check_dim_and_size(x, self.dim, len(self.transforms), "len(transforms)", "x", "x")
         _check_dim_and_size(y, self.dim, len(self.transforms), "len(transforms)", "y", "y")
         terms = [f.log_abs_det_jacobian(xs, ys)
                  for f, xs, ys in zip(self.transforms, self._slices(x), self._slices(y))]
-        return torch.stack(terms, dim=self.dim)
+        return stack(terms, dim=self.dim)
 
     @property
     def bijective(self):

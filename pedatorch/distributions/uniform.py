@@ -1,7 +1,9 @@
 """The continuous uniform distribution on [low, high)."""
 import math
 
-import pedatorch as torch
+from .._tensor import Size
+from ..ops.elementwise import log
+from ..ops.random import rand
 from . import constraints
 from .distribution import Distribution
 from .utils import _is_number, broadcast_all
@@ -37,12 +39,12 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
-        batch_shape = torch.Size() if _is_number(low) and _is_number(high) else self.low.size()
+        batch_shape = Size() if _is_number(low) and _is_number(high) else self.low.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = torch.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         new.low = self.low.expand(batch_shape)
         new.high = self.high.expand(batch_shape)
         super(Uniform, new).__init__(batch_shape, validate_args=False)
@@ -70,16 +72,16 @@ class Uniform(Distribution):
     def variance(self):
         return (self.high - self.low).pow(2) / 12
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        u = torch.rand(shape, dtype=self.low.dtype, device=self.low.device)
+        u = rand(shape, dtype=self.low.dtype, device=self.low.device)
         return self.low + u * (self.high - self.low)
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         inside = self.low.le(value).type_as(self.low) * self.high.gt(value).type_as(self.low)
-        return torch.log(inside) - torch.log(self.high - self.low)    # log 0 = -inf outside
+        return log(inside) - log(self.high - self.low)    # log 0 = -inf outside
 
     def cdf(self, value):
         if self._validate_args:
@@ -90,4 +92,4 @@ class Uniform(Distribution):
         return value * (self.high - self.low) + self.low
 
     def entropy(self):
-        return torch.log(self.high - self.low)
+        return log(self.high - self.low)

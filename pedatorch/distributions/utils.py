@@ -8,8 +8,14 @@
 """
 import numbers
 
-import pedatorch as torch
-from pedatorch.autograd import Function
+from .._dtype import finfo, get_default_dtype
+from .._tensor import Size, Tensor
+from ..autograd import Function
+from ..autograd.grad_mode import enable_grad
+from ..nn.functional import softmax
+from ..ops.creation import arange, empty, tensor
+from ..ops.elementwise import log, log1p, sigmoid, where, xlogy
+from ..ops.shape import broadcast_tensors
 
 __all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits", "lazy_property",
            "tril_matrix_to_vec", "vec_to_tril_matrix"]
@@ -19,7 +25,7 @@ euler_constant = 0.57721566490153286060  # the Euler-Mascheroni constant
 
 def _is_number(x):
     """A Python (or numpy) number, but not a Tensor."""
-    return isinstance(x, numbers.Number) and not isinstance(x, torch.Tensor)
+    return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
 
 
 def broadcast_all(*values):
@@ -28,20 +34,20 @@ def broadcast_all(*values):
     ``broadcast_all(0., torch.ones(3))`` -> ``(tensor([0., 0., 0.]), tensor([1., 1., 1.]))``.
     When every value is a number the result is 0-dim tensors of the default dtype.
     """
-    if not all(isinstance(v, torch.Tensor) or _is_number(v) for v in values):
+    if not all(isinstance(v, Tensor) or _is_number(v) for v in values):
         raise ValueError("Input arguments must all be instances of Number, "
                          "torch.Tensor or objects implementing __torch_function__.")
-    if not all(isinstance(v, torch.Tensor) for v in values):
-        first = next((v for v in values if isinstance(v, torch.Tensor)), None)
+    if not all(isinstance(v, Tensor) for v in values):
+        first = next((v for v in values if isinstance(v, Tensor)), None)
         options = (dict(dtype=first.dtype, device=first.device) if first is not None
-                   else dict(dtype=torch.get_default_dtype()))
-        values = [v if isinstance(v, torch.Tensor) else torch.tensor(v, **options) for v in values]
-    return torch.broadcast_tensors(*values)
+                   else dict(dtype=get_default_dtype()))
+        values = [v if isinstance(v, Tensor) else tensor(v, **options) for v in values]
+    return broadcast_tensors(*values)
 
 
 def _standard_normal(shape, dtype, device):
     """A tensor of N(0, 1) draws from the default generator (``empty(shape).normal_()``, as PyTorch)."""
-    return torch.empty(shape, dtype=dtype, device=device).normal_()
+    return empty(shape, dtype=dtype, device=device).normal_()
 
 
 def _sum_rightmost(value, dim):
@@ -63,12 +69,12 @@ class _XLogY(Function):
     @staticmethod
     def forward(ctx, x, y):
         ctx.save_for_backward(x, y)
-        return torch.xlogy(x, y)
+        return xlogy(x, y)
 
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        grad_x = grad * torch.where((x == 0) & (y <= 0), 0.0, y.log())
+        grad_x = grad * where((x == 0) & (y <= 0), 0.0, y.log())
         grad_y = grad * x / y
         return grad_x, grad_y
 
@@ -80,8 +86,8 @@ def _xlogy(x, y):
 def logits_to_probs(logits, is_binary=False):
     """Binary: p = sigmoid(logit).  Categorical: p = softmax(logits) over the last dim."""
     if is_binary:
-        return torch.sigmoid(logits)
-    return torch.nn.functional.softmax(logits, dim=-1)
+        return sigmoid(logits)
+    return softmax(logits, dim=-1)
 
 
 def expand_probs_logits(dist, new, param_shape):
@@ -97,7 +103,7 @@ def expand_probs_logits(dist, new, param_shape):
 
 def clamp_probs(probs):
     """Clamp into [eps, 1 - eps] (eps of the dtype), so that log(p) and log(1 - p) stay finite."""
-    eps = torch.finfo(probs.dtype).eps
+    eps = finfo(probs.dtype).eps
     return probs.clamp(min=eps, max=1 - eps)
 
 
@@ -105,8 +111,8 @@ def probs_to_logits(probs, is_binary=False):
     """Binary: logit = log p - log(1 - p).  Categorical: logits = log p (unnormalised is fine)."""
     p = clamp_probs(probs)
     if is_binary:
-        return torch.log(p) - torch.log1p(-p)
-    return torch.log(p)
+        return log(p) - log1p(-p)
+    return log(p)
 
 
 class lazy_property:
@@ -125,14 +131,14 @@ class lazy_property:
     def __get__(self, instance, owner=None):
         if instance is None:
             return self
-        with torch.enable_grad():
+        with enable_grad():
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)   # an instance attribute now shadows us
         return value
 
 
 def _tril_mask(n, diag, device):
-    idx = torch.arange(n, device=device)
+    idx = arange(n, device=device)
     return idx < idx.view(-1, 1) + (diag + 1)
 
 
@@ -148,10 +154,10 @@ def vec_to_tril_matrix(vec, diag=0):
     """The inverse of ``tril_matrix_to_vec``: a vector of length n(n+1)/2 -> an ``n x n`` lower-triangular matrix."""
     # n solves n^2 + (1 + 2 diag) n - |diag| (diag + 1) - 2 len = 0
     n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
-    if round(n) - n > torch.finfo(vec.dtype).eps:
+    if round(n) - n > finfo(vec.dtype).eps:
         raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as "
                          "the lower triangular part of a square D x D matrix.")
     n = round(n)
-    mat = vec.new_zeros(vec.shape[:-1] + torch.Size((n, n)))
+    mat = vec.new_zeros(vec.shape[:-1] + Size((n, n)))
     mat[..., _tril_mask(n, diag, vec.device)] = vec
     return mat

@@ -15,7 +15,13 @@ for a weight of shape ``(out, in, *kernel)``, ``fan_in = in * prod(kernel)`` and
 import math
 import warnings
 
+from .. import linalg
 from ..autograd.grad_mode import no_grad
+from ..ops import creation   # creation.eye: this module's own ``eye`` is the deprecated alias of eye_
+from ..ops.creation import arange, empty_like
+from ..ops.elementwise import where
+from ..ops.manip import diag
+from ..ops.random import randperm
 
 __all__ = [
     "calculate_gain",
@@ -48,11 +54,6 @@ __all__ = [
 ]
 
 
-def _torch():
-    import pedatorch
-    return pedatorch
-
-
 def _no_grad_uniform_(tensor, a, b, generator=None):
     with no_grad():
         return tensor.uniform_(a, b, generator=generator)
@@ -71,7 +72,6 @@ def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
     - otherwise: propose x ~ U(a, b) and accept with probability pdf(x) / pdf(mode), where the mode is
       the point of [a, b] nearest to the mean: accept when log(u) <= log_pdf(x) - log_pdf(mode).
     """
-    torch = _torch()
     if tensor.is_meta:
         return tensor
 
@@ -97,16 +97,15 @@ def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
                 mask = (result < lo) | (result > hi)
                 if not mask.any():
                     break
-                result = torch.where(mask, torch.empty_like(result).normal_(mean, std, generator=generator),
-                                     result)
+                result = where(mask, empty_like(result).normal_(mean, std, generator=generator), result)
             if tensor is not result:
                 tensor.copy_(result)
         else:
             mode = max(a, min(mean, b))
             log_peak = -0.5 * ((mode - mean) / std) ** 2
 
-            candidates = torch.empty_like(tensor)
-            accept_buf = torch.empty_like(tensor)
+            candidates = empty_like(tensor)
+            accept_buf = empty_like(tensor)
 
             tensor.uniform_(a, b, generator=generator)
             candidates.copy_(tensor)
@@ -116,10 +115,10 @@ def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
                 result = tensor
                 while True:
                     candidates.uniform_(a, b, generator=generator)
-                    result = torch.where(pending, candidates, result)
+                    result = where(pending, candidates, result)
                     candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
-                    pending = torch.where(pending, accept_buf.uniform_(generator=generator).log_().gt(candidates),
-                                          pending)
+                    pending = where(pending, accept_buf.uniform_(generator=generator).log_().gt(candidates),
+                                    pending)
                     if not pending.any():
                         break
                 tensor.copy_(result)
@@ -201,7 +200,7 @@ def eye_(tensor):
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
-        _torch().eye(*tensor.shape, out=tensor, device=tensor.device, requires_grad=tensor.requires_grad)
+        creation.eye(*tensor.shape, out=tensor, device=tensor.device, requires_grad=tensor.requires_grad)
     return tensor
 
 
@@ -224,11 +223,10 @@ def dirac_(tensor, groups=1):
     out_chans_per_grp = sizes[0] // groups
     min_dim = min(out_chans_per_grp, sizes[1])
 
-    torch = _torch()
     with no_grad():
         tensor.zero_()
-        d = torch.arange(min_dim)
-        out_idx = (torch.arange(groups).unsqueeze(1) * out_chans_per_grp + d).reshape(-1)
+        d = arange(min_dim)
+        out_idx = (arange(groups).unsqueeze(1) * out_chans_per_grp + d).reshape(-1)
         in_idx = d.repeat(groups)
         centre = tuple(s // 2 for s in sizes[2:])
         tensor[(out_idx, in_idx) + centre] = 1
@@ -310,7 +308,6 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0 or tensor.is_meta:
         return tensor
-    torch = _torch()
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     flattened = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
@@ -318,8 +315,8 @@ def orthogonal_(tensor, gain=1, generator=None):
     if rows < cols:
         flattened.t_()
 
-    q, r = torch.linalg.qr(flattened)
-    d = torch.diag(r, 0)
+    q, r = linalg.qr(flattened)
+    d = diag(r, 0)
     ph = d.sign()
     q *= ph
 
@@ -339,14 +336,13 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         raise ValueError("Only tensors with 2 dimensions are supported")
     if tensor.is_meta:
         return tensor
-    torch = _torch()
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
 
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         for col_idx in range(cols):  # one permutation per column, drawn in order (the RNG stream)
-            row_indices = torch.randperm(rows, device=tensor.device)   # drawn where the tensor lives
+            row_indices = randperm(rows, device=tensor.device)   # drawn where the tensor lives
             zero_indices = row_indices[:num_zeros]
             tensor[zero_indices, col_idx] = 0
     return tensor

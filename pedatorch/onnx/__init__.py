@@ -10,7 +10,7 @@ import enum
 import re
 from contextlib import contextmanager
 
-from .. import __version__ as producer_version  # noqa: F401  (set first thing in pedatorch/__init__.py)
+from ..version import __version__ as producer_version  # noqa: F401
 from . import errors
 from .errors import OnnxExporterError
 

@@ -16,6 +16,9 @@ from .. import _dtype as D
 from ..backend import CPU_ARRAY, is_array, namespace
 from .._tensor import Tensor
 from .._dtype import is_inexact_np, is_float_np
+# (these moved below the ops layer, where autograd can use them; ops import them from here as before)
+from .._dtype import can_cast_np, _type_word  # noqa: F401
+from .._layout import shape_str, broadcast_shapes_or_raise  # noqa: F401
 
 _float_kinds = "fc"
 
@@ -149,9 +152,12 @@ def _float_max(np_dtype):
     """The largest finite value of a floating dtype (bfloat16 included), remembered."""
     r = _FLOAT_MAX.get(np_dtype)
     if r is None:
-        import ml_dtypes  # np.finfo knows bfloat16 only through ml_dtypes.finfo
-        r = _FLOAT_MAX[np_dtype] = float(ml_dtypes.finfo(np_dtype).max) if np_dtype.name == "bfloat16" \
-            else float(np.finfo(np_dtype).max)
+        if np_dtype.name == "bfloat16":
+            import ml_dtypes  # np.finfo knows bfloat16 only through ml_dtypes.finfo (slow to import: only here)
+            r = float(ml_dtypes.finfo(np_dtype).max)
+        else:
+            r = float(np.finfo(np_dtype).max)
+        _FLOAT_MAX[np_dtype] = r
     return r
 
 
@@ -249,44 +255,6 @@ def needed(ctx, i, x):
     modifying an unneeded one in place afterwards is no error."""
     n = ctx.needs_input_grad
     return x if i < len(n) and n[i] else None
-
-
-def can_cast_np(src, dst):
-    """PyTorch's ``canCast`` for writing a result into an existing tensor (in-place ops, ``out=``): only
-    float -> integer/bool, complex -> real and non-bool -> bool are refused; integer -> any integer is
-    allowed (``uint8_t.add_(int32_t)`` wraps), where numpy's "same_kind" refuses signed -> unsigned."""
-    src, dst = np.dtype(src), np.dtype(dst)
-    if src == dst:
-        return True
-    if src.kind == "c" and dst.kind != "c":
-        return False
-    if is_inexact_np(src) and not is_inexact_np(dst):
-        return False
-    return not (src.kind != "b" and dst.kind == "b")
-
-
-def _type_word(npdt):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble", "bfloat16": "BFloat16"}.get(np.dtype(npdt).name, str(npdt))
-
-
-def shape_str(shape):
-    return "[" + ", ".join(str(s) for s in shape) + "]"
-
-
-def broadcast_shapes_or_raise(a, b):
-    """The broadcast shape of two shapes, or PyTorch's RuntimeError naming the clashing dim."""
-    n = max(len(a), len(b))
-    out = []
-    for i in range(-1, -n - 1, -1):
-        x = a[i] if -i <= len(a) else 1
-        y = b[i] if -i <= len(b) else 1
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                               f"non-singleton dimension {n + i}")
-        out.append(y if x == 1 else x)
-    return tuple(reversed(out))
 
 
 def _takes(fn, names):

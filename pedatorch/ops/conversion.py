@@ -5,6 +5,7 @@ from .._device import to_device_array, device_of
 from .._layout import relayout, format_strides
 from .._tensor import preserve_format
 from ..autograd.function import ArrayFunction
+from ._util import register
 
 
 class ToCopy(ArrayFunction):
@@ -57,3 +58,13 @@ def to_copy(t, dev, dt, copy, memory_format=preserve_format):
     if same_dev:
         dev = None
     return ToCopy.apply(t, dev, np_dt, memory_format.name)
+
+
+def to(self, *args, **kwargs):
+    """``Tensor.to``: ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``, ``memory_format=``;
+    self when nothing changes (``Tensor._parse_to`` reads the arguments)."""
+    dev, dt, copy, fmt = self._parse_to(args, dict(kwargs))
+    return to_copy(self, dev, dt, copy, fmt)
+
+
+register({"to": to})

@@ -15,9 +15,11 @@ import numpy as np
 from .. import _dtype as D
 from .._device import as_device, to_device_array, CPU
 from ..backend import cuda_backend, device_namespace, namespace, as_strided, is_array, CPU_ARRAY, CPU_BACKEND
-from .._layout import relayout, format_strides
+from ..backend import dlpack_device as backend_dlpack_device
+from .._layout import like_empty_like, relayout, format_strides
 from .._tensor import Tensor, Size, preserve_format, contiguous_format
-from ._util import write_out, register, cast, checked_int, require_tensor
+from ._util import write_out, register, cast, checked_int, require_tensor, _type_word
+from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
 from .._dtype import is_inexact_np
 
@@ -66,7 +68,7 @@ def _finish(arr, device, requires_grad, out=None):
             arr = to_device_array(arr, dev)
     t = Tensor._make(arr)
     if requires_grad:
-        t.requires_grad = True
+        _require_grad(t)
     if _state.inference:
         t._is_inference = True
     if out is not None:
@@ -114,8 +116,11 @@ def _to_array(data, dtype):
         xp = namespace(arr)
         if dtype is None:
             D.from_numpy_dtype(arr.dtype)  # TypeError for dtypes PyTorch lacks
-            return xp.array(arr, copy=True)
-        return xp.array(arr, dtype=dtype.np, copy=True)
+        out = xp.array(arr, dtype=None if dtype is None else dtype.np, copy=True)
+        if arr.size and min(arr.strides, default=0) >= 0:
+            # PyTorch copies an array as clone() does (preserve_format): its strides, even a size-1 dim's
+            out = like_empty_like(out, arr)
+        return out
     if isinstance(data, np.generic):
         return _host.array(data, dtype=dtype.np if dtype else None)
     if isinstance(data, str):
@@ -173,8 +178,16 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def _finish_same_device(arr, requires_grad):
     t = Tensor._make(arr)
     if requires_grad:
-        t.requires_grad = True
+        _require_grad(t)
     return t
+
+
+def _require_grad(t):
+    """A factory's ``requires_grad=True``: PyTorch's factories word the refusal with a capital O (the
+    ``requires_grad_()`` method's has a small one)."""
+    if not is_inexact_np(t._data.dtype):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    t.requires_grad = True
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
@@ -221,12 +234,32 @@ def from_numpy(ndarray):
 
 
 def from_dlpack(ext_tensor):
-    """Zero-copy import of any object with ``__dlpack__`` (numpy, cupy, torch)."""
+    """Zero-copy import of a tensor from another library: any object with ``__dlpack__`` (numpy, cupy, torch,
+    jax ...) or a legacy DLPack capsule (``torch.utils.dlpack.to_dlpack``). The result shares its memory."""
+    if type(ext_tensor).__name__ == "PyCapsule":
+        ext_tensor = _Capsule(ext_tensor)
     dev_type = ext_tensor.__dlpack_device__()[0] if hasattr(ext_tensor, "__dlpack_device__") else 1
-    if dev_type == 1:  # kDLCPU
-        arr = np.from_dlpack(ext_tensor)
-        return Tensor._make(arr)
-    return Tensor._make(cuda_backend().xp.from_dlpack(ext_tensor))
+    xp = np if dev_type in (1, 3) else cuda_backend().xp   # kDLCPU, kDLCUDAHost (pinned): host memory
+    try:
+        return Tensor._make(xp.from_dlpack(ext_tensor))
+    except (RuntimeError, BufferError, TypeError) as e:
+        if "dtype" in str(e).lower():   # bfloat16: numpy's DLPack knows no such type
+            raise RuntimeError(f"from_dlpack: {e} ({xp.__name__} cannot import this element type through "
+                               f"DLPack; bfloat16 is one: convert it first, e.g. with .float())") from None
+        raise
+
+
+class _Capsule:
+    """A legacy DLPack capsule dressed as an object with ``__dlpack__``, which is all numpy and cupy accept."""
+
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return backend_dlpack_device(self.capsule)
 
 
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
@@ -291,8 +324,9 @@ def _laid_out_like(arr, input, memory_format):
     default preserve_format keeps input's strides where they are dense, as PyTorch's ``empty_like``."""
     x = input._data
     if memory_format is contiguous_format or memory_format is preserve_format and (
-            x.ndim < 2 or x.flags.c_contiguous and 1 not in x.shape):
-        return arr   # (the usual case, quickly: size-1 dims of x may carry strides that preserve keeps)
+            x.ndim < 2 or x.flags.c_contiguous and x.size and 1 not in x.shape):
+        return arr   # (the usual case, quickly: size-1 dims of x, and an empty x's dims, may carry strides that
+        #             preserve keeps; numpy calls every empty array C-contiguous)
     return relayout(arr, format_strides(x.shape, [st // x.itemsize for st in x.strides], memory_format.name))
 
 
@@ -309,7 +343,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
     if dev is None and input.is_cpu:
         t = Tensor._make(arr)
         if requires_grad:
-            t.requires_grad = True
+            _require_grad(t)
         return t
     return _finish(arr, dev, requires_grad)
 
@@ -477,17 +511,68 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
                    out)
 
 
+class Complex(ArrayFunction):
+    """out = real + i imag;   dreal = Re(grad),  dimag = Im(grad)"""
+    node_name = "ComplexBackward0"
+    _elementwise = 2
+
+    @staticmethod
+    def forward(ctx, real, imag):
+        return real + imag * 1j   # (numpy's weak Python scalar: float32 parts give complex64)
+
+    @staticmethod
+    def backward(ctx, grad):
+        # imag's gradient first, as PyTorch's ComplexBackward0 computes them: with create_graph the order
+        # numbers the new nodes, which orders the double backward's (rounded) sums
+        gi = grad.imag if ctx.needs_input_grad[1] else None
+        return grad.real if ctx.needs_input_grad[0] else None, gi
+
+
+class Polar(ArrayFunction):
+    """out = abs e^(i angle);   dabs = Re(conj(grad) sgn(out)),  dangle = Re(conj(grad) i out)"""
+    node_name = "PolarBackward0"
+    _elementwise = 2
+
+    @staticmethod
+    def forward(ctx, abs, angle):
+        xp = namespace(abs, angle)
+        out = abs * xp.cos(angle) + abs * xp.sin(angle) * 1j
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, = ctx.saved_tensors
+        # PyTorch's polar_backward: both from grad's conjugate, abs's first
+        grad_conj = grad.conj()
+        need = ctx.needs_input_grad
+        g_abs = (grad_conj * out.sgn()).real if need[0] else None
+        g_angle = (grad_conj * (out * 1j)).real if need[1] else None
+        return g_abs, g_angle
+
+
+def _check_complex_parts(fn, a, b):
+    """ATen's checks of complex()/polar()'s two parts: float tensors (Half, Float, Double) of one dtype."""
+    require_tensor(fn, b, "imag" if fn == "complex" else "angle")
+    x, y = a._data.dtype, b._data.dtype
+    if x.name not in ("float16", "float32", "float64") or y.name not in ("float16", "float32", "float64"):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_type_word(x)} "
+                           f"and {_type_word(y)}")
+    if x != y:
+        raise RuntimeError(f"Expected object of scalar type {_type_word(x)} but got scalar type {_type_word(y)} "
+                           f"for second argument")
+
+
 def complex(real, imag, *, out=None):
-    require_tensor("complex", imag, "imag")
-    if real._data.dtype != imag._data.dtype:
-        raise RuntimeError(f"Expected object of scalar type {real.dtype} but got scalar type {imag.dtype} for "
-                           f"second argument")
-    return real + imag * 1j
+    _check_complex_parts("complex", real, imag)
+    return write_out(out, Complex.apply(real, imag))
 
 
 def polar(abs, angle, *, out=None):
-    require_tensor("polar", angle, "angle")
-    return abs * angle.cos() + abs * angle.sin() * 1j
+    _check_complex_parts("polar", abs, angle)
+    if abs._data.dtype == np.float16:
+        raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")
+    return write_out(out, Polar.apply(abs, angle))
 
 
 # ---------------------------------------------------------------------- Tensor.new_*

@@ -12,16 +12,15 @@ import numbers
 import numpy as np
 
 from .. import _dtype as D
-from ..backend import namespace, CPU_ARRAY, is_array
+from ..backend import namespace, CPU_ARRAY, is_array, writeable
 from .._layout import iterator_result, _empty_preserving_layout
 from .._tensor import Tensor
-from ..autograd.engine import mark_efficient_zero
-from ..autograd.function import ArrayFunction
+from ..autograd.function import ArrayFunction, as_efficient_zero, is_efficient_zero, mark_efficient_zero
 from ..autograd.grad_mode import _state
 from .creation import zero_grad
 from ._util import (promote, to_float, write_out, register, is_number, _type_word, checked_int, result_np_dtype,
                     promote_to_float, require_tensor, check_kernel_dtype, check_binary_kernel, cast, wrap_int,
-                    needed, broadcast_shapes_or_raise)
+                    needed, broadcast_shapes_or_raise, shape_str)
 from .._dtype import is_float_np, is_inexact_np, is_reduced_np, to_opmath
 
 __all__ = []  # filled by _export
@@ -59,6 +58,7 @@ class Add(ArrayFunction):
     """out = a + alpha * b;   da = grad,  db = alpha * grad"""
     node_name = "AddBackward0"
     _elementwise = 2
+    _keeps_zero = "add"   # PyTorch's efficient zero: see autograd/function.py keeps_zero
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -84,6 +84,7 @@ class Sub(ArrayFunction):
     """out = a - alpha * b;   da = grad,  db = -alpha * grad"""
     node_name = "SubBackward0"
     _elementwise = 2
+    _keeps_zero = "add"
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -101,7 +102,8 @@ class Sub(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         alpha = getattr(ctx, "alpha", 1)
-        return grad, (-grad if alpha == 1 else grad * -alpha)
+        # (-grad) * alpha, as PyTorch's: the negation makes an efficient zero plain zeros (autograd/function.py)
+        return grad, (-grad if alpha == 1 else -grad * alpha)
 
 
 class Rsub(ArrayFunction):
@@ -122,7 +124,7 @@ class Rsub(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        ga = -grad if ctx.alpha == 1 else grad * -ctx.alpha
+        ga = -grad if ctx.alpha == 1 else -grad * ctx.alpha   # (as Sub's)
         return ga, (grad if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1] else None)
 
 
@@ -163,6 +165,7 @@ class Mul(ArrayFunction):
     """out = a * b;   da = grad * b,  db = grad * a"""
     node_name = "MulBackward0"
     _elementwise = 2
+    _keeps_zero = "mul"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -178,8 +181,10 @@ class Mul(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (grad * _conj(b) if ctx.needs_input_grad[0] else None,
-                grad * _conj(a) if ctx.needs_input_grad[1] else None)
+        # b's gradient first, as PyTorch's generated MulBackward0 computes them: with create_graph the order
+        # numbers the new nodes, which orders the double backward's (rounded) sums
+        gb = grad * _conj(a) if ctx.needs_input_grad[1] else None
+        return grad * _conj(b) if ctx.needs_input_grad[0] else None, gb
 
 
 def _is_half(*promoted):
@@ -212,6 +217,7 @@ class Div(ArrayFunction):
     """out = a / b;   da = grad / b,  db = -grad * a / b**2"""
     node_name = "DivBackward0"
     _elementwise = 2
+    _keeps_zero = "div"
 
     @staticmethod
     def forward(ctx, a, b, rounding_mode=None):
@@ -235,15 +241,22 @@ class Div(ArrayFunction):
         if ctx.rounding_mode is not None:
             return (zero_grad(grad) if ctx.needs_input_grad[0] else None,
                     zero_grad(grad) if ctx.needs_input_grad[1] else None)
-        ga = grad / b if ctx.needs_input_grad[0] else None
-        # PyTorch's order, (a / b) / b: not a / b², whose double backward makes NaN where b is 0
-        gb = -grad * ((a / b) / b) if ctx.needs_input_grad[1] else None
+        # PyTorch's order, (a / b) / b: not a / b², whose double backward makes NaN where b is 0; and b's
+        # gradient first, as PyTorch's DivBackward0 (see Mul)
+        # (conjugated for complex operands, as PyTorch's div_tensor_self/other_backward)
+        gb = -grad * _conj((a / b) / b) if ctx.needs_input_grad[1] else None
+        ga = grad / _conj(b) if ctx.needs_input_grad[0] else None
+        if ga is not None and not isinstance(b, Tensor) and is_efficient_zero(grad):
+            # PyTorch's b is a number wrapped as a tensor: its division keeps an efficient zero, where a formula's
+            # grad / number (ATen's div.Scalar) does not (see keeps_zero in autograd/function.py)
+            ga = as_efficient_zero(ga)
         return ga, gb
 
 
 class DivRounded(Div):
     """``div(a, b, rounding_mode='trunc' | 'floor')``: gradient 0"""
     node_name = "DivBackward2"
+    _keeps_zero = None   # (PyTorch's rounding division materializes the zeros)
 
 
 def _rounded_div(a, b, mode):
@@ -305,7 +318,9 @@ class Pow(ArrayFunction):
     def backward(ctx, grad):
         a, = ctx.saved_tensors
         p = ctx.p
-        if p == 0:
+        # PyTorch's test is Scalar.equal(0.0), which is false for a bool: x ** False takes the general
+        # formula below (0 * x ** -1: NaN at x = 0)
+        if p == 0 and not isinstance(p, bool):
             return zero_grad(grad), None
         if p == 2:
             return grad * (a * 2), None
@@ -378,13 +393,13 @@ class PowTensor(ArrayFunction):
         # PyTorch's pow_backward_self / pow_backward_exponent, selects and order included
         a, b, out = ctx.saved_tensors
         ga = gb = None
-        if ctx.needs_input_grad[0]:  # 0 where b == 0 (even where a ** -1 is inf)
-            ga = where(b == 0, 0.0, grad * (b * a ** (b - 1)))
-        if ctx.needs_input_grad[1]:
+        if ctx.needs_input_grad[1]:   # (the exponent's first, as PyTorch: see Mul.backward)
             # 0 at a == 0, b >= 0 (by continuity); at a == 0, b < 0 it is out * log 0 = -inf.
             # log of a in the result dtype (an int base is not logged in float32)
             a_f = a.to(out.dtype) if a.dtype != out.dtype else a
             gb = grad * where((a == 0) & (b >= 0), 0.0, out * a_f.log())
+        if ctx.needs_input_grad[0]:  # 0 where b == 0 (even where a ** -1 is inf)
+            ga = where(b == 0, 0.0, grad * (b * a ** (b - 1)))
         return ga, gb
 
 
@@ -413,6 +428,16 @@ class RPow(ArrayFunction):
         return grad * (out * log_s), None
 
 
+def _remainder(a, b):
+    """a % b as PyTorch computes it: C's fmod (sign of a), plus b where a nonzero result's sign differs
+    from b's. numpy's remainder gives an exact 0 b's sign (0. % -1. is -0.); PyTorch keeps fmod's (+0.)."""
+    xp = namespace(a, b)
+    if np.result_type(a, b).kind in "iu":
+        return xp.remainder(a, b)   # (integers: no signed zero, numpy's rule is PyTorch's)
+    mod = xp.fmod(a, b)
+    return xp.where((mod != 0) & ((mod < 0) != (b < 0)), mod + b, mod)
+
+
 class Remainder(ArrayFunction):
     """out = a - floor(a / b) * b  (sign of b, like Python's %);  da = grad, db = -grad * floor(a / b)"""
     node_name = "RemainderBackward0"
@@ -420,13 +445,12 @@ class Remainder(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
-        xp = namespace(a, b)
         ctx.save_for_backward(needed(ctx, 1, a), needed(ctx, 1, b))  # (only b's gradient reads them)
         a, b = promote(a, b)
         if np.result_type(a, b).kind in "iu":
             _check_int_zero(b, a)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return xp.remainder(a, b)
+            return _remainder(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -450,12 +474,11 @@ class RemainderScalarFirst(ArrayFunction):
 
     @staticmethod
     def forward(ctx, b, s):
-        xp = namespace(b, s)
         s2, b2 = promote(s, b)
         if b2.dtype.kind in "iu":
             _check_int_zero(b2, s2)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return xp.remainder(s2, b2)
+            return _remainder(s2, b2)
 
     @staticmethod
     def backward(ctx, grad):
@@ -609,13 +632,14 @@ class Hypot(ArrayFunction):
     def forward(ctx, a, b):
         xp = namespace(a, b)
         out = xp.hypot(*promote(a, b))
-        ctx.save_for_backward(a, b, out)
+        ctx.save_for_backward(needed(ctx, 0, a), needed(ctx, 1, b), out)  # (each side's formula reads its own)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
-        return grad * a / out, grad * b / out
+        gb = None if b is None else grad * b / out   # (b's first, as PyTorch: see Mul.backward)
+        return (None if a is None else grad * a / out), gb
 
 
 class LogAddExp(ArrayFunction):
@@ -633,8 +657,10 @@ class LogAddExp(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        # PyTorch's formula (not sigmoid(a - b): the same number, another double backward at ±inf)
-        return grad / ((b - a).exp() + 1), grad / ((a - b).exp() + 1)
+        # PyTorch's formula (not sigmoid(a - b): the same number, another double backward at ±inf); b's
+        # gradient first, as PyTorch (see Mul.backward)
+        gb = grad / ((a - b).exp() + 1)
+        return grad / ((b - a).exp() + 1), gb
 
 
 class XLogY(ArrayFunction):
@@ -659,8 +685,8 @@ class XLogY(ArrayFunction):
         x, y = ctx.saved_tensors
         need = ctx.needs_input_grad
         # PyTorch's xlogy(grad, y), not grad * log(y): a zero grad gives 0 even where log(y) is NaN or -inf
+        gy = grad * x / y if len(need) > 1 and need[1] else None   # (y's first, as PyTorch: see Mul.backward)
         gx = XLogY.apply(grad, y).masked_fill((x == 0) & (y <= 0), 0) if need[0] else None
-        gy = grad * x / y if len(need) > 1 and need[1] else None
         return gx, gy
 
 
@@ -721,10 +747,12 @@ def _unary(name, node_name, kernel, derivative, doc, keep_int=False, dtypes=None
 
 
 def _sigmoid_kernel(x):
-    # numerically stable in both tails: exp only of non-positive numbers
+    # PyTorch's formula, 1 / (1 + exp(-x)): exp(-x) overflowing to inf gives 0, as it should (the form
+    # e / (1 + e) for x < 0 is as accurate but rounds differently, an ulp that batch norm of a constant
+    # channel magnifies)
     xp = namespace(x)
-    e = xp.exp(-xp.abs(x))
-    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    with np.errstate(over="ignore"):
+        return (1 / (1 + xp.exp(-x))).astype(x.dtype, copy=False)
 
 
 def _erf_kernel(x):
@@ -950,7 +978,10 @@ def _sinc_grad(x, o, g):
     """PyTorch's sinc_backward: (pi x cos(pi x) - sin(pi x)) / (pi x²), 0 where pi x² is 0"""
     x_pi = x * math.pi
     x_squared_pi = x * x * math.pi
-    out = g * ((x_pi * x_pi.cos() - x_pi.sin()) / x_squared_pi)
+    # sin before cos, as PyTorch's compiler evaluates ``a * a.cos() - a.sin()`` (right to left): the order
+    # numbers the nodes, which orders a double backward's sums (float16/bfloat16 round each of them)
+    sin = x_pi.sin()
+    out = g * ((x_pi * x_pi.cos() - sin) / x_squared_pi)
     return where(x_squared_pi == 0, 0.0, out)
 
 
@@ -1228,13 +1259,14 @@ class Lerp(ArrayFunction):
     def forward(ctx, a, b, w):
         xp = namespace(a, b, w)
         weight_is_tensor = hasattr(w, "dtype")
-        if weight_is_tensor:  # only the weight's own gradient needs a and b
-            ctx.save_for_backward(a, b, w)
+        if weight_is_tensor:  # only the weight's gradient reads a and b; two formulas read w: always saved
+            ctx.save_for_backward(needed(ctx, 2, a), needed(ctx, 2, b), w)
         ctx.w = None if weight_is_tensor else w
         a, b = promote(a, b)
         dt = a.dtype
-        if weight_is_tensor and w.dtype != dt:  # a 0-dim weight of another dtype computes in a's
-            w = w.astype(dt)
+        if weight_is_tensor and w.dtype != dt:  # a 0-dim weight of another dtype: the usual promotion
+            dt = result_np_dtype(a, w)          # (a float one with int input computes in its dtype)
+            a, b, w = a.astype(dt), b.astype(dt), w.astype(dt)
         a, b = to_opmath(a), to_opmath(b)  # float16/bfloat16 compute in float32, rounded once at the end
         w = to_opmath(w) if weight_is_tensor else w
         diff = b - a
@@ -1248,7 +1280,7 @@ class Lerp(ArrayFunction):
         if ctx.w is not None:
             return grad * (1 - ctx.w), grad * ctx.w, None
         a, b, w = ctx.saved_tensors
-        return grad * (1 - w), grad * w, grad * (b - a)
+        return grad * (1 - w), grad * w, (None if a is None else grad * (b - a))
 
 
 class LerpTensor(Lerp):
@@ -1263,7 +1295,7 @@ class AddCMul(ArrayFunction):
     @staticmethod
     def forward(ctx, x, t1, t2, value):
         xp = namespace(x, t1, t2, value)
-        ctx.save_for_backward(t1, t2)
+        ctx.save_for_backward(needed(ctx, 2, t1), needed(ctx, 1, t2))  # (each is read for the other's gradient)
         ctx.value = value
         dt = result_np_dtype(x, t1, t2)  # all three in the result dtype first (bool * 0.5 is not float64)
         x, t1, t2 = cast(x, dt), cast(t1, dt), cast(t2, dt)
@@ -1280,7 +1312,7 @@ class AddCMul(ArrayFunction):
         v = ctx.value
         # PyTorch's order, grad * (t2 * value): t2 * value is computed in t2's dtype first (an integer
         # t2 wraps around: uint8 7 * -2 is 242) and rounded there (float16/bfloat16)
-        return grad, grad * (t2 * v), grad * (t1 * v), None
+        return grad, (None if t2 is None else grad * (t2 * v)), (None if t1 is None else grad * (t1 * v)), None
 
 
 class AddCDiv(ArrayFunction):
@@ -1339,8 +1371,11 @@ class Sgn(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors   # (reading them checks their versions, as PyTorch's unpacking does)
-        # PyTorch's _efficientzerotensor: the formulas below keep it zero (see autograd.engine)
+        x, out = ctx.saved_tensors   # (reading them checks their versions, as PyTorch's unpacking does)
+        if x._data.dtype.kind == "c":   # PyTorch's sgn_backward: (grad - sgn² conj(grad)) / 2|x|, 0 where x is 0
+            a = x.abs()
+            return ((grad - (out * out) * grad.conj()) / (2. * a)).masked_fill(a == 0., 0.)
+        # PyTorch's _efficientzerotensor (see keeps_zero in autograd/function.py)
         return mark_efficient_zero(zero_grad(grad))
 
 
@@ -1631,9 +1666,17 @@ def pow(input, exponent, *, out=None):
 
 
 def float_power(input, exponent, *, out=None):
+    # the exponent converted first, as in PyTorch's build of pow(base.to(dtype), exp.to(dtype)) (its compiler
+    # evaluates the arguments right to left): the order numbers the nodes, which orders a double backward's sums
+    e = exponent.double() if isinstance(exponent, Tensor) else _double_scalar(exponent)
     x = input.double() if isinstance(input, Tensor) else input
-    e = exponent.double() if isinstance(exponent, Tensor) else exponent
     return pow(x, e, out=out)
+
+
+def _double_scalar(e):
+    """A number exponent of float_power as PyTorch passes it on: a double (or complex double), so
+    x ** False is x ** 0.0, whose gradient is exactly 0 (pow's gradient formula only skips a float 0)."""
+    return e if isinstance(e, complex) else float(e)
 
 
 def _float_power_(self, exponent):
@@ -1644,7 +1687,7 @@ def _float_power_(self, exponent):
     if self._data.dtype != want:
         raise RuntimeError(f"the base given to float_power_ has dtype {_type_word(self._data.dtype)} but the "
                            f"operation's result requires dtype {_type_word(want)}")
-    return pow_(self, exponent.to(self.dtype) if isinstance(exponent, Tensor) else exponent)
+    return pow_(self, exponent.to(self.dtype) if isinstance(exponent, Tensor) else _double_scalar(exponent))
 
 
 def remainder(input, other, *, out=None):
@@ -1788,6 +1831,9 @@ def imag(input):
     return Imag.apply(input)
 
 
+register({"real": property(real), "imag": property(imag)})   # t.real, t.imag: properties, as in PyTorch
+
+
 def round(input, *, decimals=None, out=None):
     # decimals= given at all (even 0) is PyTorch's other overload: RoundBackward1
     if decimals is None:
@@ -1860,14 +1906,26 @@ def where(condition, input=None, other=None, *, out=None):
     return r if out is None else write_out(out, r)
 
 
-def _check_lerp_args(input, end, weight):
+def _check_lerp_args(input, end, weight, inplace=False):
     """PyTorch's lerp does not promote: ``end`` and a weight tensor with dims must have input's dtype (the
-    message names C++ types); a number weight is converted with the overflow check (float32 for halfs)."""
+    message names C++ types); a number weight is converted with the overflow check (float32 for halfs).
+    After that dtype check come the iterator's (shapes broadcast; in place, the result fits self), and only
+    then the kernel's dtype (a 0-dim weight tensor takes part: int input with a float one computes in float)."""
     from .linalg import _cname
     dt = input._data.dtype
     for name, t in (("end", end), ("weight", weight)):
         if isinstance(t, Tensor) and t._data.dtype != dt and (name == "end" or t.ndim > 0):
             raise RuntimeError(f"expected dtype {_cname(dt)} for `{name}` but got dtype {_cname(t._data.dtype)}")
+    shape = broadcast_shapes_or_raise(input.shape, end.shape)
+    if isinstance(weight, Tensor):
+        shape = broadcast_shapes_or_raise(shape, weight.shape)
+        dt = result_np_dtype(input, weight)
+    if inplace and shape != input.shape:
+        raise RuntimeError(f"output with shape {shape_str(input.shape)} doesn't match the broadcast shape "
+                           f"{shape_str(shape)}")
+    if inplace and not D.can_cast_np(dt, input._data.dtype):
+        raise RuntimeError(f"result type {_type_word(dt)} can't be cast to the desired output type "
+                           f"{_type_word(input._data.dtype)}")
     check_kernel_dtype("lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar", dt, "fc")
     if not isinstance(weight, Tensor):
         checked_int(weight, D.opmath_np(dt))
@@ -1992,7 +2050,10 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         broadcast_shapes_or_raise(input._data.shape, o.shape)  # (PyTorch's words, not numpy's ValueError)
     xp = namespace(input._data)
     # (asarray: numpy answers 0-dim inputs with a scalar, which a tensor must not hold)
-    return Tensor._make(xp.asarray(xp.isclose(input._data, o, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+    out = xp.asarray(xp.isclose(input._data, o, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    # laid out as PyTorch's elementwise ops lay out their result (numpy's isclose is several ufuncs)
+    operands = (input._data, o) if isinstance(other, Tensor) else (input._data,)
+    return Tensor._make(iterator_result(out, operands, len(operands)))
 
 
 _export("""add sub subtract rsub mul multiply div divide true_divide floor_divide pow float_power remainder fmod
@@ -2015,8 +2076,8 @@ def _unrecorded_inplace(self, *others):
     """
     dst = self._data
     kind = type(dst)
-    if self._is_inference or (not dst.flags.writeable if kind is CPU_ARRAY else not is_array(dst)):
-        return None
+    if self._is_inference or not (kind is CPU_ARRAY or is_array(dst)) or not writeable(dst):
+        return None   # (a self-overlapping target: the general path refuses it as PyTorch does)
     if _state.enabled and (self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others)):
         return None
     arrays = []
@@ -2216,7 +2277,7 @@ _methods = {
     "square_": lambda self: _ip(Pow).apply(self, 2), "remainder_": lambda self, o: _ip(RemainderTensor if isinstance(o, Tensor) else Remainder).apply(self, o),
     "fmod_": lambda self, o: _ip(FmodTensor if isinstance(o, Tensor) else Fmod).apply(self, o),
     "atan2_": _simple_inplace(Atan2),
-    "lerp_": lambda self, end, w: _check_lerp_args(self, end, w) or _ip(LerpTensor if isinstance(w, Tensor) else Lerp).apply(self, end, w),
+    "lerp_": lambda self, end, w: _check_lerp_args(self, end, w, inplace=True) or _ip(LerpTensor if isinstance(w, Tensor) else Lerp).apply(self, end, w),
     "round_": lambda self, decimals=0: _ip(Round).apply(self, decimals) if decimals else _ip(Round).apply(self),
     "nan_to_num_": lambda self, nan=0.0, posinf=None, neginf=None: _ip(NanToNum).apply(self, nan, posinf, neginf),
     "addcmul_": addcmul_, "addcdiv_": addcdiv_,

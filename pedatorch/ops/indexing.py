@@ -36,8 +36,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
-from ._util import wrap_dim, register, write_out, shape_str, _type_word, broadcast_shapes_or_raise, checked_int
-from .._layout import _iterator_layout, copy_in_format, in_format, relayout, format_strides
+from ._util import (wrap_dim, register, write_out, shape_str, _type_word, broadcast_shapes_or_raise, checked_int,
+                    needed)
+from .._layout import _iterator_layout, copy_in_format, in_format, relayout, format_strides, check_no_overlap
 from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed, _view_strides
 from .._dtype import is_float_np
 from ..backend import namespace, is_array, CPU_ARRAY, CPU_BACKEND, ufunc_at, scatter_add as _scatter_add_at
@@ -363,13 +364,17 @@ class Index(ArrayFunction):
     node_name = "IndexBackward0"
 
     @staticmethod
-    def forward(ctx, x, key):
-        ctx.in_shape, ctx.key = x.shape, key
+    def forward(ctx, x, key, *indices):
+        # (``indices``: the index tensors the key was made from, saved as PyTorch saves them: an in-place
+        # write to one before backward is an error)
+        ctx.in_shape, ctx.key, ctx.n_indices = x.shape, key, len(indices)
+        ctx.save_for_backward(*indices)
         return _index_kernel(x, key)
 
     @staticmethod
     def backward(ctx, grad):
-        return IndexAccumulate.apply(grad, ctx.in_shape, ctx.key), None
+        ctx.saved_tensors   # (reading them checks their versions, as PyTorch's unpacking does)
+        return (IndexAccumulate.apply(grad, ctx.in_shape, ctx.key), None) + (None,) * ctx.n_indices
 
 
 class IndexAccumulate(ArrayFunction):
@@ -394,8 +399,9 @@ class IndexPut(ArrayFunction):
     node_name = "IndexPutBackward0"
 
     @staticmethod
-    def forward(ctx, x, values, key, accumulate):
-        ctx.key, ctx.accumulate = key, accumulate
+    def forward(ctx, x, values, key, accumulate, *indices):
+        ctx.key, ctx.accumulate, ctx.n_indices = key, accumulate, len(indices)
+        ctx.save_for_backward(*indices)   # (the index tensors, as in Index)
         out = copy_in_format(x, "preserve_format")  # ATen: self.clone() + index_put_
         if accumulate:
             _scatter_add_at(out, key, values)
@@ -405,25 +411,44 @@ class IndexPut(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading them checks their versions, as PyTorch's unpacking does)
         gx = gv = None
         if ctx.needs_input_grad[0]:
             gx = grad if ctx.accumulate else IndexPut.apply(grad, _zeros((), grad._data.dtype, grad._data), ctx.key,
                                                                      False)
         if ctx.needs_input_grad[1]:
             gv = Index.apply(grad, ctx.key)
-        return gx, gv, None, None
+        return (gx, gv, None, None) + (None,) * ctx.n_indices
 
 
 IndexPut_ = _inplace(IndexPut)
 
 
-def _index_put(target, key, values, accumulate, inplace, adv=None):
-    """``adv``: the (dim, array) entries the key was made from, when the caller has them."""
-    if (not accumulate and adv is not None and len(adv) == 1 and adv[0][1].dtype == np.bool_
-            and values._data.size == 1 and values._data.dtype != target._data.dtype):
+def _check_no_overlap(target, *tensors):
+    """ATen's ``assert_no_overlap`` for an in-place op writing ``target``: its values, source and index
+    tensors must not share target's memory (``x.index_copy_(0, i, x)``); done after the op's argument
+    checks, before the index bounds."""
+    for t in tensors:
+        if isinstance(t, Tensor):
+            check_no_overlap(target._data, t._data)
+
+
+def _index_tensors(entries):
+    """The index tensors among the entries of a key (what PyTorch saves for backward; a 0-dim one is a number)."""
+    return [e for e in entries if isinstance(e, Tensor) and e._data.ndim]
+
+
+def _index_put(target, key, values, accumulate, inplace, adv=None, tensors=()):
+    """``adv``: the (dim, array) entries the key was made from, when the caller has them; ``tensors``: the
+    index tensors among them."""
+    masked_fill = (not accumulate and adv is not None and len(adv) == 1 and adv[0][1].dtype == np.bool_
+                   and values._data.size == 1)
+    if masked_fill and values._data.dtype != target._data.dtype:
         # one mask and one value: PyTorch's index_put_ becomes masked_fill_(mask, value.item()), which
         # converts the value to the target's dtype (any other index_put_ refuses a dtype mismatch)
         values = values.to(target.dtype)
+    if inplace and not masked_fill:   # (first of all: x[idx] = x is refused)
+        _check_no_overlap(target, values, *tensors)
     if values._data.dtype != target._data.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_type_word(target._data.dtype)} for the destination and "
@@ -438,7 +463,7 @@ def _index_put(target, key, values, accumulate, inplace, adv=None):
         raise RuntimeError(f"shape mismatch: value tensor of shape {shape_str(values._data.shape)} cannot be "
                            f"broadcast to indexing result of shape {shape_str(result_shape)}")
     _check_key_bounds(target._data.shape, key)  # (after the shape: PyTorch's kernel finds a bad index last)
-    return (IndexPut_ if inplace else IndexPut).apply(target, values, key, bool(accumulate))
+    return (IndexPut_ if inplace else IndexPut).apply(target, values, key, bool(accumulate), *tensors)
 
 
 # ====================================================================== __getitem__ / __setitem__
@@ -453,10 +478,11 @@ def _getitem(self, key):
         return _select(self, 0, int(key), 0)
     if isinstance(key, slice):
         return _slice(self, 0, key, skip_full=False)
-    result, adv = _apply_slicing(self, _as_tuple_key(key))
+    entries = _as_tuple_key(key)
+    result, adv = _apply_slicing(self, entries)
     if not adv:
         return Alias.apply(self, (Ellipsis,)) if result is self else result
-    return Index.apply(result, _advanced_key(result, adv))
+    return Index.apply(result, _advanced_key(result, adv), *_index_tensors(entries))
 
 
 def _c10_type_name(np_dtype):
@@ -507,7 +533,8 @@ def _setitem(self, key, value):
         return _copy_to(_select(self, 0, int(key), 0), value)
     if isinstance(key, slice):
         return _copy_to(_slice(self, 0, key, skip_full=True), value)
-    sliced, adv = _apply_slicing(self, _as_tuple_key(key))
+    entries = _as_tuple_key(key)
+    sliced, adv = _apply_slicing(self, entries)
     if not adv:
         return _copy_to(sliced, value)
     s = value._data.shape
@@ -516,7 +543,8 @@ def _setitem(self, key, value):
         k += 1
     if k:
         value = value.view(s[k:])
-    _index_put(sliced, _advanced_key(sliced, adv, bounds=False), value, False, inplace=True, adv=adv)
+    _index_put(sliced, _advanced_key(sliced, adv, bounds=False), value, False, inplace=True, adv=adv,
+               tensors=_index_tensors(entries))
 
 
 def _index_put_key(input, indices, argnum):
@@ -542,25 +570,25 @@ def _check_values(values, name="index_put"):
 def index_put(input, indices, values, accumulate=False):
     _check_values(values)
     key, adv = _index_put_key(input, indices, 1)
-    return _index_put(input, key, values, accumulate, inplace=False, adv=adv)
+    return _index_put(input, key, values, accumulate, inplace=False, adv=adv, tensors=tuple(indices))
 
 
 def index_put_(input, indices, values, accumulate=False):
     _check_values(values, "index_put_")
     key, adv = _index_put_key(input, indices, 1)
-    return _index_put(input, key, values, accumulate, inplace=True, adv=adv)
+    return _index_put(input, key, values, accumulate, inplace=True, adv=adv, tensors=tuple(indices))
 
 
 def _index_put_method(self, indices, values, accumulate=False):
     _check_values(values)
     key, adv = _index_put_key(self, indices, 0)
-    return _index_put(self, key, values, accumulate, inplace=False, adv=adv)
+    return _index_put(self, key, values, accumulate, inplace=False, adv=adv, tensors=tuple(indices))
 
 
 def _index_put__method(self, indices, values, accumulate=False):
     _check_values(values, "index_put_")
     key, adv = _index_put_key(self, indices, 0)
-    return _index_put(self, key, values, accumulate, inplace=True, adv=adv)
+    return _index_put(self, key, values, accumulate, inplace=True, adv=adv, tensors=tuple(indices))
 
 
 # ====================================================================== index_select / index_add / copy / fill
@@ -572,6 +600,12 @@ def _array_of(t, like):
     return _on(namespace(like), t if is_array(t) else _host.asarray(t))
 
 
+def _index_arg(index, idx):
+    """The index as an op takes it: the caller's Tensor itself when it holds the array ``idx``, so that
+    saving it checks its version in backward as PyTorch's saved index is checked; else the array."""
+    return index if isinstance(index, Tensor) and index._data is idx else idx
+
+
 class IndexSelect(ArrayFunction):
     """out = the slices of x at index along dim (a copy);  dx = zeros with grad added back there (index_add)"""
     node_name = "IndexSelectBackward0"
@@ -579,12 +613,14 @@ class IndexSelect(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim, index):
         ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
+        ctx.save_for_backward(index)   # PyTorch saves the index: an in-place write to it is an error
         if x.ndim == 0:
             return x.copy()
         return namespace(x).take(x, index.reshape(-1), axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading them checks their versions, as PyTorch's unpacking does)
         if len(ctx.in_shape) == 0:
             return grad, None, None
         zeros = _zeros(ctx.in_shape, grad._data.dtype, grad._data)
@@ -611,7 +647,7 @@ def index_select(input, dim, index, *, out=None):
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(idx[bad][0])} axis_dim={size}")
     elif bad.any():
         raise IndexError("index out of range in self")
-    r = IndexSelect.apply(input, d, idx.astype(np.int64))
+    r = IndexSelect.apply(input, d, _index_arg(index, idx.astype(np.int64, copy=False)))
     return write_out(out, r)
 
 
@@ -623,7 +659,8 @@ class IndexAdd(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim, index, source, alpha):
         ctx.dim, ctx.index, ctx.alpha = dim, index, alpha
-        ctx.save_for_backward(source)   # PyTorch saves source (its gradient is expanded as it)
+        # PyTorch saves index and source for source's gradient only (it is expanded as source)
+        ctx.save_for_backward(needed(ctx, 3, index), needed(ctx, 3, source))
         out = copy_in_format(x, "contiguous_format")  # ATen's structured kernel allocates it contiguous
         if out.size == 0:
             return out  # nothing to add to (the indices were not checked either, as in PyTorch)
@@ -668,13 +705,18 @@ def _index_add(input, dim, index, source, alpha, inplace):
         raise RuntimeError(f"index_add_(): self ({_type_word(input._data.dtype)}) and source "
                            f"({_type_word(source._data.dtype)}) must have the same scalar type")
     ss, xs = source._data.shape, input._data.shape
-    n_src = 1 if not ss else (ss[d] if d < len(ss) else None)
-    if n_src is not None and idx.size != n_src:
+    if d and d >= len(ss):
+        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source tensor with dim {len(ss)}")
+    n_src = ss[d] if ss else 1
+    if idx.size != n_src:
         raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
                            f"({n_src}), for dim: {d}")
-    if ss and xs and (len(ss) != len(xs) or ss[:d] + ss[d + 1:] != xs[:d] + xs[d + 1:]):
+    # ATen compares the shapes without dim, or whole when either is 0-dim (then both must be)
+    if (ss[:d] + ss[d + 1:] != xs[:d] + xs[d + 1:]) if ss and xs else ss != xs:
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {shape_str(xs)} source.shape = {shape_str(ss)}")
+    if inplace:
+        _check_no_overlap(input, index, source)
     if len(xs) <= 1 or 0 < d < len(xs) - 1 and input._data.size:
         # PyTorch's 1-D kernel, and its loop over slices for a middle dim, word it differently (along the
         # first or last dim it runs scatter_add, whose check is _check_bounds')
@@ -682,7 +724,8 @@ def _index_add(input, dim, index, source, alpha, inplace):
             raise IndexError("index out of range in self")
     elif input._data.size:  # (PyTorch's kernel returns before checking when self has no elements)
         _check_bounds(idx, xs[d], d, negative=False)
-    return (IndexAdd_ if inplace else IndexAdd).apply(input, d, idx.astype(np.int64), source, alpha)
+    return (IndexAdd_ if inplace else IndexAdd).apply(input, d, _index_arg(index, idx.astype(np.int64, copy=False)),
+                                                     source, alpha)
 
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
@@ -701,7 +744,8 @@ class IndexCopy(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim, index, source):
         ctx.dim, ctx.index = dim, index
-        ctx.save_for_backward(source)   # PyTorch saves source (its gradient is expanded as it)
+        # PyTorch saves the index (both gradients read it), source for its own gradient (expanded as it)
+        ctx.save_for_backward(index, needed(ctx, 3, source))
         out = copy_in_format(x, "contiguous_format")  # ATen's structured kernel allocates it contiguous
         o = _nd(out)
         src = source if source.ndim == o.ndim else source.reshape((1,) * o.ndim)
@@ -746,8 +790,10 @@ def _index_copy(input, dim, index, source, inplace):
     if ss and idx.size != ss[d]:
         raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to source.size(dim) "
                          f"({ss[d]})")
+    if inplace:
+        _check_no_overlap(input, index, source)
     _check_bounds(idx, xs[d] if xs else 1, d, IndexError, "index_copy_(): ", negative=False)
-    return (IndexCopy_ if inplace else IndexCopy).apply(input, d, idx, source)
+    return (IndexCopy_ if inplace else IndexCopy).apply(input, d, _index_arg(index, idx), source)
 
 
 def index_copy(input, dim, index, source, *, out=None):
@@ -765,6 +811,7 @@ class IndexFill(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim, index, value):
         ctx.dim, ctx.index = dim, index
+        ctx.save_for_backward(index)   # PyTorch saves the index: an in-place write to it is an error
         out = copy_in_format(x, "preserve_format")  # ATen: self.clone() + index_fill_
         with np.errstate(invalid="ignore", over="ignore"):
             _nd(out)[(slice(None),) * dim + (index.reshape(-1),)] = _as_fill(value, out.dtype)
@@ -772,6 +819,7 @@ class IndexFill(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading them checks their versions, as PyTorch's unpacking does)
         return index_fill(grad, ctx.dim, _const(ctx.index), 0), None, None, None
 
 
@@ -781,6 +829,7 @@ class IndexFillTensor(IndexFill):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading them checks their versions, as PyTorch's unpacking does)
         gx = index_fill(grad, ctx.dim, _const(ctx.index), 0) if ctx.needs_input_grad[0] else None
         gv = None
         if ctx.needs_input_grad[3]:  # each filled slice once, however often the index names it
@@ -808,7 +857,7 @@ def _index_fill(input, dim, index, value, inplace):
         cls = IndexFillTensor_ if inplace else IndexFillTensor
     else:
         cls = IndexFill_ if inplace else IndexFill
-    return cls.apply(input, d, idx, value)
+    return cls.apply(input, d, _index_arg(index, idx), value)
 
 
 def index_fill(input, dim, index, value):
@@ -846,6 +895,7 @@ class Gather(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim, index):
         ctx.in_shape, ctx.dim, ctx.index = x.shape, dim, index
+        ctx.save_for_backward(x, index)   # what PyTorch saves: an in-place write to either is an error
         idx = _nd(index)
         if index.size == 0:  # (an empty index of any shape and dtype gives an empty result of its shape)
             return namespace(x).empty(index.shape, x.dtype)
@@ -854,6 +904,7 @@ class Gather(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading them checks their versions, as PyTorch's unpacking does)
         zeros = _zeros(ctx.in_shape, grad._data.dtype, grad._data)
         return scatter_add(zeros, ctx.dim, _const(ctx.index), grad), None, None
 
@@ -896,7 +947,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     idx = _array_of(index, input._data)
     _scatter_gather_checks("gather", x, d, idx, gather_word=True)
     _check_bounds(idx, _nd(x).shape[d], d, negative=False)
-    return write_out(out, Gather.apply(input, d, idx))
+    return write_out(out, Gather.apply(input, d, _index_arg(index, idx)))
 
 
 class Scatter(ArrayFunction):
@@ -906,6 +957,7 @@ class Scatter(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim, index, src, reduce=None):
         ctx.dim, ctx.index = dim, index
+        ctx.save_for_backward(index)   # PyTorch saves the index: an in-place write to it is an error
         out = copy_in_format(x, "contiguous_format")  # ATen's structured kernel allocates it contiguous
         if index.size == 0:
             return out
@@ -923,6 +975,7 @@ class Scatter(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading them checks their versions, as PyTorch's unpacking does)
         idx = _const(ctx.index)
         gx = scatter(grad, ctx.dim, idx, 0) if ctx.needs_input_grad[0] else None
         gs = gather(grad, ctx.dim, idx) if ctx.needs_input_grad[3] else None
@@ -935,6 +988,7 @@ class ScatterValue(Scatter):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading them checks their versions, as PyTorch's unpacking does)
         return scatter(grad, ctx.dim, _const(ctx.index), 0), None, None, None
 
 
@@ -958,6 +1012,8 @@ def _scatter(input, dim, index, src, value, reduce, inplace):
     idx = _array_of(index, input._data)
     is_tensor = isinstance(src, Tensor)
     _scatter_gather_checks("scatter", x, d, idx, src._data if is_tensor else None)
+    if inplace:
+        _check_no_overlap(input, index, src)
     if reduce is not None and reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
     if reduce is not None and is_tensor:
@@ -971,6 +1027,7 @@ def _scatter(input, dim, index, src, value, reduce, inplace):
         cls = Scatter_ if inplace else Scatter
     else:
         cls = ScatterValue_ if inplace else ScatterValue
+    idx = _index_arg(index, idx)
     if is_tensor or reduce is not None:
         return cls.apply(input, d, idx, src, reduce)
     return cls.apply(input, d, idx, src)
@@ -991,6 +1048,7 @@ class ScatterAdd(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim, index, src):
         ctx.dim, ctx.index = dim, index
+        ctx.save_for_backward(needed(ctx, 3, index))   # PyTorch saves the index for src's gradient only
         out = copy_in_format(x, "contiguous_format")  # ATen's structured kernel allocates it contiguous
         if index.size:
             idx = _nd(index)
@@ -999,6 +1057,7 @@ class ScatterAdd(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading them checks their versions, as PyTorch's unpacking does)
         gs = gather(grad, ctx.dim, _const(ctx.index)) if ctx.needs_input_grad[3] else None
         return grad, None, None, gs
 
@@ -1011,8 +1070,10 @@ def _scatter_add(input, dim, index, src, inplace):
     d = wrap_dim(dim, x.ndim)
     idx = _array_of(index, input._data)
     _scatter_gather_checks("scatter", x, d, idx, src._data)
+    if inplace:
+        _check_no_overlap(input, index, src)
     _check_bounds(idx, _nd(x).shape[d], d, negative=False)
-    return (ScatterAdd_ if inplace else ScatterAdd).apply(input, d, idx, src)
+    return (ScatterAdd_ if inplace else ScatterAdd).apply(input, d, _index_arg(index, idx), src)
 
 
 def scatter_add(input, dim, index, src):
@@ -1071,12 +1132,12 @@ class ScatterReduce(ArrayFunction):
     def forward(ctx, x, dim, index, src, reduce, include_self):
         ctx.dim, ctx.index, ctx.reduce, ctx.include_self = dim, index, reduce, include_self
         out = _scatter_reduce_kernel(x, dim, index, src, reduce, include_self)
-        ctx.save_for_backward(x, src, out)
+        ctx.save_for_backward(x, src, out, index)   # (the index too, as PyTorch saves it: version-checked)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, src, result = ctx.saved_tensors
+        x, src, result, _ = ctx.saved_tensors
         dim, reduce, include_self = ctx.dim, ctx.reduce, ctx.include_self
         index = _const(ctx.index)
         key = _along(_nd(ctx.index).shape, dim, _nd(ctx.index))
@@ -1128,10 +1189,13 @@ def _scatter_reduce(input, dim, index, src, reduce, include_self, inplace):
     d = wrap_dim(dim, x.ndim)
     idx = _array_of(index, input._data)
     _scatter_gather_checks("scatter", x, d, idx, src._data)
+    if inplace:
+        _check_no_overlap(input, index, src)
     if reduce not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     _check_bounds(idx, _nd(x).shape[d], d, negative=False)
-    return (ScatterReduce_ if inplace else ScatterReduce).apply(input, d, idx, src, reduce, bool(include_self))
+    return (ScatterReduce_ if inplace else ScatterReduce).apply(input, d, _index_arg(index, idx), src, reduce,
+                                                               bool(include_self))
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
@@ -1156,12 +1220,14 @@ class MaskedFill(ArrayFunction):
     @staticmethod
     def forward(ctx, x, mask, value):
         ctx.mask = mask
+        ctx.save_for_backward(mask)   # PyTorch saves the mask: an in-place write to it breaks backward
         with np.errstate(invalid="ignore", over="ignore"):
             v = _as_fill(value, x.dtype)
         return in_format(namespace(x).where(mask, v, x), "contiguous_format")  # ATen: a contiguous clone + masked_fill_
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading it checks its version, as PyTorch's unpacking does)
         return MaskedFill.apply(grad, ctx.mask, 0), None, None
 
 
@@ -1171,6 +1237,7 @@ class MaskedFillTensor(MaskedFill):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (the version check)
         gx = MaskedFill.apply(grad, ctx.mask, 0) if ctx.needs_input_grad[0] else None
         gv = MaskedFill.apply(grad, ~ctx.mask, 0).sum() if ctx.needs_input_grad[2] else None
         return gx, None, gv
@@ -1189,6 +1256,7 @@ def _masked_fill(input, mask, value, inplace):
                            f"{value._data.ndim} dimension(s).")
     if not inplace:
         broadcast_shapes_or_raise(m.shape, input._data.shape)
+    m = _index_arg(mask, m)   # (the caller's mask tensor: saved, version-checked)
     if isinstance(value, Tensor):
         return (MaskedFillTensor_ if inplace else MaskedFillTensor).apply(input, m, value)
     checked_int(value, input._data.dtype)
@@ -1213,7 +1281,7 @@ class MaskedSelect(ArrayFunction):
         shape = np.broadcast_shapes(x.shape, mask.shape)
         m = xp.broadcast_to(mask, shape)
         ctx.mask, ctx.shape = m, shape
-        ctx.save_for_backward(x)   # PyTorch saves self: changing it in place afterwards breaks backward
+        ctx.save_for_backward(x, mask)   # PyTorch saves self and mask: changing either in place breaks backward
         return xp.broadcast_to(x, shape)[m]
 
     @staticmethod
@@ -1227,7 +1295,7 @@ def masked_select(input, mask, *, out=None):
     if m.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     broadcast_shapes_or_raise(m.shape, input._data.shape)
-    return write_out(out, MaskedSelect.apply(input, m))
+    return write_out(out, MaskedSelect.apply(input, _index_arg(mask, m)))
 
 
 class MaskedScatter(ArrayFunction):
@@ -1242,6 +1310,7 @@ class MaskedScatter(ArrayFunction):
         m = xp.broadcast_to(mask, shape)
         n = int(m.sum())
         ctx.mask, ctx.n, ctx.src_shape = m, n, source.shape
+        ctx.save_for_backward(mask)   # PyTorch saves the mask (version-checked in backward)
         # ATen: a contiguous clone + masked_scatter_
         out = copy_in_format(xp.broadcast_to(x, shape), "contiguous_format")
         out[m] = source.reshape(-1)[:n]
@@ -1249,6 +1318,7 @@ class MaskedScatter(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (the version check)
         gx = MaskedFill.apply(grad, ctx.mask, 0) if ctx.needs_input_grad[0] else None
         gs = None
         if ctx.needs_input_grad[2]:
@@ -1272,7 +1342,7 @@ def _masked_scatter(input, mask, source, inplace):
     shape = broadcast_shapes_or_raise(m.shape, input._data.shape)
     if int(namespace(m).broadcast_to(m, shape).sum()) > source._data.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    return (MaskedScatter_ if inplace else MaskedScatter).apply(input, m, source)
+    return (MaskedScatter_ if inplace else MaskedScatter).apply(input, _index_arg(mask, m), source)
 
 
 def masked_scatter(input, mask, source):
@@ -1292,12 +1362,12 @@ class Take(ArrayFunction):
     @staticmethod
     def forward(ctx, x, index):
         ctx.index = index
-        ctx.save_for_backward(x)   # PyTorch saves self (take_backward reads it): in-place writes are checked
+        ctx.save_for_backward(x, index)   # PyTorch saves self and index (take_backward reads them): version-checked
         return x.reshape(-1)[index]
 
     @staticmethod
     def backward(ctx, grad):
-        x, = ctx.saved_tensors
+        x, _ = ctx.saved_tensors
         return Put.apply(_zeros(x.shape, grad._data.dtype, grad._data), ctx.index, grad, True), None
 
 
@@ -1313,7 +1383,7 @@ def take(input, index):
     if idx.dtype != np.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {_type_word(idx.dtype)}")
     _flat_bounds(idx, input._data.size)
-    return Take.apply(input, idx)
+    return Take.apply(input, _index_arg(index, idx))
 
 
 class Put(ArrayFunction):
@@ -1323,8 +1393,9 @@ class Put(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, index, source, accumulate):
-        ctx.index, ctx.accumulate = index, accumulate
-        ctx.save_for_backward(source)   # PyTorch saves source (its gradient is reshaped as it)
+        ctx.index, ctx.accumulate, ctx.source_shape = index, accumulate, source.shape
+        # PyTorch saves the index (both gradients read it), source for its own gradient (reshaped as it)
+        ctx.save_for_backward(index, needed(ctx, 2, source))
         out = namespace(x).array(x, order="C")    # the flat indices count in C order: a C copy is its own flat view
         flat = out.reshape(-1)
         if accumulate:
@@ -1336,13 +1407,13 @@ class Put(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        source, = ctx.saved_tensors
+        ctx.saved_tensors   # (reading them checks their versions, as PyTorch's unpacking does)
         gx = gs = None
         if ctx.needs_input_grad[0]:
             gx = grad if ctx.accumulate else Put.apply(
-                grad, ctx.index, namespace(grad._data).zeros(source.shape, grad._data.dtype), False)
+                grad, ctx.index, namespace(grad._data).zeros(ctx.source_shape, grad._data.dtype), False)
         if ctx.needs_input_grad[2]:
-            gs = Take.apply(grad, ctx.index).reshape(source.shape)
+            gs = Take.apply(grad, ctx.index).reshape(ctx.source_shape)
         return gx, None, gs, None
 
 
@@ -1359,8 +1430,10 @@ def _put(input, index, source, accumulate, inplace):
     if source._data.size != idx.size:
         raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                          f"source.numel() = {source._data.size}, index.numel() = {idx.size}")
+    if inplace:
+        _check_no_overlap(input, index, source)
     _flat_bounds(idx, input._data.size)
-    return (Put_ if inplace else Put).apply(input, idx, source, bool(accumulate))
+    return (Put_ if inplace else Put).apply(input, _index_arg(index, idx), source, bool(accumulate))
 
 
 def put(input, index, source, accumulate=False):

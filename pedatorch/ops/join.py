@@ -1,11 +1,24 @@
 """Joining tensors: ``cat``, ``stack`` (and their backward: split the gradient)."""
 
+from .._layout import common_format, in_format
 from .._tensor import Tensor
 from ..backend import namespace
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, write_out, result_np_dtype, shape_str
+from .shape import _unsqueeze_array, _view_array
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"]
+
+
+def _cat_arrays(arrays, dim):
+    """The arrays joined along ``dim`` in their common dtype, laid out as ATen's cat lays out its result:
+    in the memory format all inputs suggest (channels-last when they all are), else contiguous."""
+    dt = result_np_dtype(*arrays)
+    xp = namespace(*arrays)
+    real = [a.astype(dt, copy=False) for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]
+    if not real:   # only legacy 1-d empty tensors: an empty one of the common dtype
+        return xp.empty((0,), dtype=dt)
+    return in_format(xp.concatenate(real, axis=dim), common_format(arrays))
 
 
 class Cat(ArrayFunction):
@@ -17,13 +30,7 @@ class Cat(ArrayFunction):
         ctx.dim = dim
         ctx.sizes = [a.shape[dim] if a.ndim > dim else 0 for a in arrays]
         ctx.shapes = [a.shape for a in arrays]
-        dt = result_np_dtype(*arrays)
-        xp = namespace(*arrays)
-        real = [a.astype(dt, copy=False) for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)]
-        if not real:   # only legacy 1-d empty tensors: an empty one of the common dtype
-            return xp.empty((0,), dtype=dt)
-        out = xp.concatenate(real, axis=dim)
-        return out if out.flags.c_contiguous else out.copy()  # PyTorch's cat result is contiguous
+        return _cat_arrays(arrays, dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -71,11 +78,11 @@ def stack(tensors, dim=0, *, out=None):
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     shape = tensors[0]._data.shape
+    d = wrap_dim(dim, len(shape) + 1)   # before the sizes, as in ATen (a bad dim is an IndexError)
     for i, t in enumerate(tensors):
         if t._data.shape != shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {shape_str(shape)} at entry "
                                f"0 and {shape_str(t._data.shape)} at entry {i}")
-    d = wrap_dim(dim, len(shape) + 1)
     r = Stack.apply(d, *tensors)
     return r if out is None else write_out(out, r)
 
@@ -87,8 +94,12 @@ class Stack(ArrayFunction):
     @staticmethod
     def forward(ctx, dim, *arrays):
         ctx.dim, ctx.n = dim, len(arrays)
-        dt = result_np_dtype(*arrays)
-        return namespace(*arrays).stack([a.astype(dt, copy=False) for a in arrays], axis=dim)
+        # ATen stacks by cat, whose layout rule then decides the result's strides: inside the dims, cat
+        # along dim and view the joined dim as (n, size); after the last dim, cat the inputs unsqueezed
+        if dim < arrays[0].ndim:
+            shape = arrays[0].shape[:dim] + (len(arrays),) + arrays[0].shape[dim:]
+            return _view_array(_cat_arrays(arrays, dim), shape)
+        return _cat_arrays([_unsqueeze_array(a, dim) for a in arrays], dim)
 
     @staticmethod
     def backward(ctx, grad):

@@ -196,7 +196,7 @@ class Vdot(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(needed(ctx, 1, a), needed(ctx, 0, b))  # (each is read for the other's gradient)
         xp = namespace(a, b)
         return xp.asarray(xp.vdot(a, b))
 
@@ -282,7 +282,7 @@ class Addmv(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, a, v, beta, alpha):
-        ctx.save_for_backward(a, v)
+        ctx.save_for_backward(needed(ctx, 2, a), needed(ctx, 1, v))  # (each is read for the other's gradient)
         ctx.beta, ctx.alpha = beta, alpha
         prod = _product(namespace(a, v).matmul, a, v)
         out = _beta_input(x, beta, prod.shape, prod.dtype) + (prod if alpha == 1 else prod * _scalar(alpha, prod.dtype))
@@ -303,7 +303,7 @@ class Baddbmm(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, b1, b2, beta, alpha):
-        ctx.save_for_backward(b1, b2)
+        ctx.save_for_backward(needed(ctx, 2, b1), needed(ctx, 1, b2))  # (each is read for the other's gradient)
         ctx.beta, ctx.alpha = beta, alpha
         prod = _product(namespace(b1, b2).matmul, b1, b2)
         out = _beta_input(x, beta, prod.shape, prod.dtype) + (prod if alpha == 1 else prod * _scalar(alpha, prod.dtype))
@@ -324,7 +324,8 @@ class Addbmm(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, b1, b2, beta, alpha):
-        ctx.save_for_backward(b1, b2)
+        ctx.save_for_backward(needed(ctx, 2, b1), needed(ctx, 1, b2))  # (each is read for the other's gradient)
+        ctx.batch = b1.shape[0]   # (both gradients expand grad to it)
         ctx.beta, ctx.alpha = beta, alpha
         # one contraction over the batch and the inner dim: a single BLAS call, no Python loop
         xp = namespace(b1, b2)
@@ -338,7 +339,7 @@ class Addbmm(ArrayFunction):
     def backward(ctx, grad):
         b1, b2 = ctx.saved_tensors
         n = ctx.needs_input_grad
-        g = grad.unsqueeze(0).expand(b1.shape[0], *grad.shape)
+        g = grad.unsqueeze(0).expand(ctx.batch, *grad.shape)
         return (_times(grad, ctx.beta) if n[0] else None,
                 _times(bmm(g, _mH(b2)), ctx.alpha) if n[1] else None,
                 _times(bmm(_mH(b1), g), ctx.alpha) if n[2] else None, None, None)
@@ -350,7 +351,7 @@ class Addr(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, v1, v2, beta, alpha):
-        ctx.save_for_backward(v1, v2)
+        ctx.save_for_backward(needed(ctx, 2, v1), needed(ctx, 1, v2))  # (each is read for the other's gradient)
         ctx.beta, ctx.alpha = beta, alpha
         dt = result_np_dtype(x, v1, v2)
         v1, v2 = cast(v1, dt), cast(v2, dt)
@@ -367,10 +368,9 @@ class Addr(ArrayFunction):
     def backward(ctx, grad):
         v1, v2 = ctx.saved_tensors
         n = ctx.needs_input_grad
-        v1, v2 = v1.to(grad.dtype), v2.to(grad.dtype)
         return (_times(grad, ctx.beta) if n[0] else None,
-                _times(mv(grad, _conj(v2)), ctx.alpha) if n[1] else None,
-                _times(mv(grad.mT, _conj(v1)), ctx.alpha) if n[2] else None, None, None)
+                _times(mv(grad, _conj(v2.to(grad.dtype))), ctx.alpha) if n[1] else None,
+                _times(mv(grad.mT, _conj(v1.to(grad.dtype))), ctx.alpha) if n[2] else None, None, None)
 
 
 # ====================================================================== public products

@@ -20,8 +20,8 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, wrap_dims, register, write_out, shape_str, broadcast_shapes_or_raise, \
-    result_np_dtype, _type_word
-from .._layout import _empty_preserving_layout
+    result_np_dtype, _type_word, needed
+from .._layout import _empty_preserving_layout, in_format
 from ..backend import namespace, device_namespace, scatter_add, CPU_BACKEND
 from .shape import Diagonal, DiagonalEmbed, IndexEmbed, UnsafeView, _Ctx
 
@@ -85,16 +85,19 @@ def flipud(input):
 class Roll(ArrayFunction):
     """out = x shifted cyclically along dims (the flattened x when no dims);  dx = grad rolled back"""
     node_name = "RollBackward0"
-    _result_format = "contiguous_format"   # ATen allocates the result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, shifts, dims):
         ctx.shifts, ctx.dims = shifts, dims
+        if x.size == 0 and dims is not None:
+            return _empty_preserving_layout(x)   # ATen returns an empty input's clone (preserve_format)
         if x.size == 0 or x.ndim == 0:
-            return x.copy()
-        if dims is None:
-            return namespace(x).roll(x.reshape(-1), shifts[0]).reshape(x.shape)
-        return namespace(x).roll(x, shifts, dims)
+            out = x.copy()
+        elif dims is None:
+            out = namespace(x).roll(x.reshape(-1), shifts[0]).reshape(x.shape)
+        else:
+            out = namespace(x).roll(x, shifts, dims)
+        return in_format(out, "contiguous_format")   # ATen allocates the result contiguous, whatever x's layout
 
     @staticmethod
     def backward(ctx, grad):
@@ -260,6 +263,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 class Tril(ArrayFunction):
     """out = x with the elements above diagonal k set to 0 (last two dims);  dx = grad.tril(k)"""
     node_name = "TrilBackward0"
+    _result_format = "contiguous_format"   # ATen allocates the result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, k):
@@ -274,6 +278,7 @@ class Tril(ArrayFunction):
 class Triu(ArrayFunction):
     """out = x with the elements below diagonal k set to 0 (last two dims);  dx = grad.triu(k)"""
     node_name = "TriuBackward0"
+    _result_format = "contiguous_format"   # ATen allocates the result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, k):
@@ -388,7 +393,20 @@ class Trace(ArrayFunction):
     def forward(ctx, x):
         ctx.in_shape = x.shape
         xp = namespace(x)
-        return xp.asarray(xp.trace(x, dtype=np.int64 if x.dtype.kind in "iu" else None))
+        # ATen adds the diagonal up in order, from 0, in its CPU accumulate type (int64, double for float32
+        # and float64, float for float16/bfloat16, complex double) and rounds once: a running sum (not
+        # numpy's pairwise one), and trace([[-0.]]) is +0
+        kind = x.dtype.kind
+        acc = (np.int64 if kind in "iu" else np.complex128 if kind == "c" else
+               np.float64 if x.dtype in (np.float32, np.float64) else np.float32)
+        diag = xp.diagonal(x).astype(acc)
+        out = xp.zeros((), dtype=acc)
+        if diag.size:
+            out = out + xp.cumsum(diag)[-1]
+        if acc is np.int64:
+            return out
+        with np.errstate(over="ignore"):   # (a float16 sum past 65504 is inf, silently)
+            return out.astype(x.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -463,6 +481,7 @@ class _PadGather(ArrayFunction):
     @staticmethod
     def forward(ctx, x, picks):
         ctx.in_shape, ctx.picks = x.shape, picks
+        ctx.save_for_backward(x)   # PyTorch saves self (for its shape): an in-place write to it is an error
         out = x
         for axis, pos in picks:
             out = namespace(x).take(out, pos, axis=axis)
@@ -470,6 +489,7 @@ class _PadGather(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # (reading it checks its version, as PyTorch's unpacking does)
         return _PadScatter.apply(grad, ctx.in_shape, ctx.picks, type(ctx)._function), None
 
 
@@ -736,7 +756,7 @@ class LinalgCross(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b, dim):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(needed(ctx, 1, a), needed(ctx, 0, b))  # (each is read for the other's gradient)
         ctx.dim = dim
         xp = namespace(a, b)
         a, b = xp.broadcast_arrays(a, b)
@@ -745,8 +765,10 @@ class LinalgCross(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        ga = linalg_cross(b.conj(), grad, ctx.dim) if ctx.needs_input_grad[0] else None
+        # b's gradient first, as PyTorch's LinalgCrossBackward0 computes them (the order numbers the new nodes
+        # with create_graph, which orders the double backward's rounded sums)
         gb = linalg_cross(grad, a.conj(), ctx.dim) if ctx.needs_input_grad[1] else None
+        ga = linalg_cross(b.conj(), grad, ctx.dim) if ctx.needs_input_grad[0] else None
         return ga, gb, None
 
 

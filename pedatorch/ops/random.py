@@ -54,7 +54,7 @@ from .._tensor import Tensor, preserve_format
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
 from ._util import register, write_out, _type_word, broadcast_shapes_or_raise, shape_str
-from .creation import _size_arg, _finish
+from .creation import _size_arg, _finish, empty_like
 from .._dtype import is_float_np
 
 __all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson",
@@ -960,15 +960,26 @@ def _like_device(input, device):
     return device if device is not None else (None if input.is_cpu else input.device)
 
 
+def _empty_like(input, dtype, device, memory_format):
+    """ATen's first step of every ``*_like`` factory: ``empty_like(input, memory_format)``, whose layout (by
+    default the input's, preserve_format) the in-place sampler then fills in memory order."""
+    return empty_like(input, dtype=D.from_numpy_dtype(_like_dtype(input, dtype)), device=_like_device(input, device),
+                      memory_format=memory_format)
+
+
+def _like_result(filled, requires_grad):
+    """The filled tensor as the factory's result: a fresh Tensor (ATen's fill inside the factory counts no
+    write: version 0), requiring grad if asked."""
+    return _finish(filled._data, None, requires_grad)
+
+
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=preserve_format):
-    return rand(input.shape, dtype=D.from_numpy_dtype(_like_dtype(input, dtype)), device=_like_device(input, device),
-                requires_grad=requires_grad)
+    return _like_result(uniform_(_empty_like(input, dtype, device, memory_format), 0, 1), requires_grad)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=preserve_format):
-    return randn(input.shape, dtype=D.from_numpy_dtype(_like_dtype(input, dtype)),
-                 device=_like_device(input, device), requires_grad=requires_grad)
+    return _like_result(normal_(_empty_like(input, dtype, device, memory_format), 0, 1), requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -976,8 +987,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
     """``randint_like(input, high)`` or ``randint_like(input, low, high)``."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, input.shape, dtype=D.from_numpy_dtype(_like_dtype(input, dtype)),
-                   device=_like_device(input, device), requires_grad=requires_grad, generator=generator)
+    return _like_result(random_(_empty_like(input, dtype, device, memory_format), low, high, generator=generator), requires_grad)
 
 
 # ====================================================================== normal (four overloads)

@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
+from .._layout import in_format
 from .._tensor import Tensor
 from ..backend import namespace, argsort_stable, accumulate
 from ..autograd.function import ArrayFunction
@@ -71,6 +72,9 @@ def _accumulate(fn, x, np_dtype, **kw):
     xp = namespace(x)
     run = getattr(x, fn) if type(fn) is str else lambda **k: fn(x, **k)
     acc = opmath_np(x.dtype)
+    if fn in ("cumsum", "cumprod") and x.dtype.char in "fF":
+        acc = np.promote_types(x.dtype, np.float64)   # ATen's running sums and products of float32 (and
+                                                      # complex64) carry in double, each output rounded
     if acc != x.dtype:
         return xp.asarray(run(dtype=acc, **kw)).astype(x.dtype)
     if x.dtype.kind in "biu":  # numpy would widen int8/16/32 to int64 on its own; dtype= keeps them
@@ -81,6 +85,7 @@ def _accumulate(fn, x, np_dtype, **kw):
 class Sum(ArrayFunction):
     """out = x summed over dims;  dx = grad expanded back over those dims"""
     node_name = "SumBackward1"
+    _result_format = "contiguous_format"   # ATen allocates a reduction's result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, np_dtype):
@@ -130,6 +135,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 class Nansum(ArrayFunction):
     """out = the sum of the non-NaN elements over dims;  dx = grad expanded back, 0 where x is NaN"""
     node_name = "NansumBackward0"
+    _result_format = "contiguous_format"   # ATen allocates a reduction's result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, np_dtype):
@@ -144,7 +150,8 @@ class Nansum(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        g = _restore_dims(grad, x.shape, ctx.dims, ctx.keepdim)
+        # with dtype=, PyTorch casts the gradient back to x's dtype first
+        g = _restore_dims(grad.to(x.dtype), x.shape, ctx.dims, ctx.keepdim)
         return g * x.isnan().logical_not(), None, None, None  # (a product, as PyTorch's formula)
 
 
@@ -160,6 +167,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 class Mean(ArrayFunction):
     """out = x averaged over dims;  dx = grad / n expanded back over those dims"""
     node_name = "MeanBackward1"
+    _result_format = "contiguous_format"   # ATen allocates a reduction's result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, dims, keepdim, np_dtype):
@@ -358,6 +366,7 @@ class ProdAll(ArrayFunction):
 class ProdDim(ArrayFunction):
     """out = the product along dim;  dx = grad * out / x (without dividing when x has zeros)"""
     node_name = "ProdBackward1"
+    _result_format = "contiguous_format"   # ATen allocates a reduction's result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, dim, keepdim, np_dtype):
@@ -483,7 +492,8 @@ def _amax_like(name, node_name, fn_name, doc):
         return _amax_grad(grad, x, out, ctx.dims, ctx.keepdim), None, None
 
     return type(name, (ArrayFunction,), {"__doc__": doc, "node_name": node_name, "__module__": __name__,
-                                         "forward": staticmethod(forward), "backward": staticmethod(backward)})
+                                         "forward": staticmethod(forward), "backward": staticmethod(backward),
+                                         "_result_format": "contiguous_format"})   # (as every reduction)
 
 
 Amax = _amax_like("Amax", "AmaxBackward0", "max", "out = the max over dims;  dx = grad split among ties")
@@ -520,6 +530,7 @@ class Aminmax(ArrayFunction):
         xp = namespace(x)
         lo = xp.asarray(xp.min(x, axis=dims, keepdims=keepdim))
         hi = xp.asarray(xp.max(x, axis=dims, keepdims=keepdim))
+        lo, hi = in_format(lo, "contiguous_format"), in_format(hi, "contiguous_format")   # (ATen's layout)
         ctx.save_for_backward(x, lo, hi)
         ctx.dims, ctx.keepdim = dims, keepdim
         return lo, hi
@@ -562,8 +573,8 @@ def _arg_kernel(fn_name):
     return kernel
 
 
-_ArgMax = _kernel_op("ArgMax", _arg_kernel("argmax"))
-_ArgMin = _kernel_op("ArgMin", _arg_kernel("argmin"))
+_ArgMax = _kernel_op("ArgMax", _arg_kernel("argmax"), "contiguous_format")
+_ArgMin = _kernel_op("ArgMin", _arg_kernel("argmin"), "contiguous_format")
 
 
 def _arg(name, cls, input, dim, keepdim, out):
@@ -679,6 +690,7 @@ def _welford_mean(x, mean, dims):
 class Var(ArrayFunction):
     """out = sum((x - mean)^2) / (N - correction);  dx = grad * 2 (x - mean) / (N - correction)"""
     node_name = "VarBackward0"
+    _result_format = "contiguous_format"   # ATen allocates a reduction's result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim, full):
@@ -695,6 +707,7 @@ class Var(ArrayFunction):
 class Std(ArrayFunction):
     """out = sqrt(var(x));  dx = grad / (2 out) * d var / dx  (0 where out == 0)"""
     node_name = "StdBackward0"
+    _result_format = "contiguous_format"   # ATen allocates a reduction's result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim, full):
@@ -722,7 +735,8 @@ class VarMean(ArrayFunction):
         ctx.save_for_backward(x)
         ctx.dims, ctx.correction, ctx.keepdim, ctx.full = dims, correction, keepdim, full
         ctx.set_materialize_grads(False)  # an unused output gets None, not zeros: 0 * inf would be NaN
-        return var, (mean if keepdim else mean.reshape(var.shape))
+        mean = mean if keepdim else mean.reshape(var.shape)
+        return in_format(var, "contiguous_format"), in_format(mean, "contiguous_format")   # (ATen's layout)
 
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
@@ -743,7 +757,8 @@ class StdMean(ArrayFunction):
         ctx.save_for_backward(x, std)
         ctx.dims, ctx.correction, ctx.keepdim, ctx.full = dims, correction, keepdim, full
         ctx.set_materialize_grads(False)  # an unused output gets None, not zeros: 0 * inf would be NaN
-        return std, (mean if keepdim else mean.reshape(std.shape))
+        mean = mean if keepdim else mean.reshape(std.shape)
+        return in_format(std, "contiguous_format"), in_format(mean, "contiguous_format")   # (ATen's layout)
 
     @staticmethod
     def backward(ctx, grad_std, grad_mean):
@@ -829,18 +844,22 @@ class VectorNorm(ArrayFunction):
     taken as 0 where out == 0 (PyTorch's subgradient).
     """
     node_name = "LinalgVectorNormBackward0"
+    _result_format = "contiguous_format"   # ATen allocates a reduction's result contiguous, whatever x's layout
 
     @staticmethod
-    def forward(ctx, x, p, dims, keepdim):
-        out = _vector_norm_kernel(x, p, dims, keepdim)
+    def forward(ctx, x, p, dims, keepdim, dtype):
+        ctx.p, ctx.dims, ctx.keepdim, ctx.dtype = p, dims, keepdim, dtype
+        # dtype= casts inside the op, as in ATen: x's graph gets no ToCopyBackward0 node
+        out = _vector_norm_kernel(x if dtype is None else x.astype(dtype.np), p, dims, keepdim)
         ctx.save_for_backward(x, out)
-        ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
         return out
 
     @staticmethod
     def backward(ctx, grad):
         x, norm = ctx.saved_tensors
-        return _vector_norm_grad(grad, x, norm, ctx.p, ctx.dims, ctx.keepdim), None, None, None
+        if ctx.dtype is not None:
+            x = x.to(ctx.dtype)   # the gradient is cast back to x's dtype on its way to x
+        return _vector_norm_grad(grad, x, norm, ctx.p, ctx.dims, ctx.keepdim), None, None, None, None
 
 
 def _vector_norm_kernel(x, p, dims, keepdim):
@@ -874,9 +893,9 @@ def _vector_norm_grad(grad, x, norm, p, dims, keepdim):
         return None
     if p == 2:
         return g * where(n == 0, 0.0, x / n)
-    # sgn(x) of a real x is piecewise constant: PyTorch's double backward gets an exact zero from it
-    # (a zero tensor, which stays 0 even where the rest of the chain is inf or NaN), so it is a constant here
-    sgn = x.sgn() if x.is_complex() else x.detach().sgn()
+    # sgn(x) of a real x is piecewise constant, but recorded, as in PyTorch: its gradient is the efficient
+    # zero (Sgn.backward), a gradient that goes on into x's graph (the result requires grad)
+    sgn = x.sgn()
     if p == 1:
         return sgn * g
     if p == _INF or p == -_INF:
@@ -905,37 +924,62 @@ class Dist(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         a, b, norm = ctx.saved_tensors
-        g = _vector_norm_grad(grad, a - b, norm, ctx.p, None, False)
-        if g is None:
-            return None, None, None
-        return g, -g, None
+        need = ctx.needs_input_grad
+        # PyTorch's formulas: norm_backward(grad, a - b, p, out) for a, its negative for b, b's computed first
+        # (with create_graph the order numbers the new nodes, which orders a double backward's rounded sums)
+        gb = _vector_norm_grad(grad, a - b, norm, ctx.p, None, False) if need[1] else None
+        gb = None if gb is None else -gb
+        ga = _vector_norm_grad(grad, a - b, norm, ctx.p, None, False) if need[0] else None
+        return ga, gb, None
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    """``linalg.vector_norm``: the ``ord``-norm of ``x`` flattened, or over ``dim``."""
+    """``linalg.vector_norm`` (also ``norm``'s): the ``ord``-norm of ``x`` flattened, or over ``dim``.
+
+    The checks come in ATen's order (its meta function): a float input; on an empty input, an order without
+    an identity (< 0, inf) refused, the dims named as given; the dtype; then the dims wrapped."""
     a = x._data
     if not is_inexact_np(a.dtype):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_type_word(a.dtype)}")
-    if dtype is not None and dtype != x.dtype:
-        if D.promote_types(x.dtype, dtype) != dtype:
-            raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({_type_word(a.dtype)}) should be "
-                               f"convertible without narrowing to the specified dtype ({_type_word(dtype.np)})")
-        x = x.to(dtype)
-        a = x._data
-    dims = _reduce_dims(dim, a.ndim)
+    if isinstance(ord, Tensor):
+        ord = ord.item()
     p = float(ord)
-    if p == _INF or p < 0:
-        word = "inf" if p == _INF else ("-inf" if p == -_INF else f"{ord}")
-        if dim is None and a.size == 0:
+    if a.size == 0 and (p < 0 or p == _INF):
+        word = _scalar_word(ord)
+        if dim is None or isinstance(dim, (tuple, list)) and len(dim) == 0:
             raise RuntimeError(f"linalg.vector_norm cannot compute the {word} norm on an empty tensor because "
                                f"the operation does not have an identity")
-        for d in dims:
-            if a.shape[d] == 0:
+        for d in ([dim] if isinstance(dim, numbers.Integral) else dim):
+            if a.shape[wrap_dim(d, a.ndim)] == 0:   # (PyTorch's message has no space before "because")
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {word} norm on the dimension {d}"
                                    f"because this dimension is empty and the operation does not have an identity")
-    r = VectorNorm.apply(x, p, dims, bool(keepdim))
+    check_norm_dtype(dtype, x.dtype, "linalg.vector_norm")
+    r = VectorNorm.apply(x, p, _reduce_dims(dim, a.ndim), bool(keepdim), None if dtype == x.dtype else dtype)
     return r if out is None else write_out(out, r)
+
+
+def check_norm_dtype(dtype, x_dtype, fn):
+    """ATen's check of a norm's ``dtype=`` (``check_linalg_norm_dtype``): a float or complex dtype, complex for
+    complex inputs only, and no narrower than the input's."""
+    if dtype is None:
+        return
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{fn}: dtype should be floating point or complex, but got {_type_word(dtype.np)}")
+    if dtype.is_complex != x_dtype.is_complex:
+        word = "complex" if x_dtype.is_complex else "real"
+        raise RuntimeError(f"{fn}: dtype should be {word} for {word} inputs, but got {_type_word(dtype.np)}")
+    if D.promote_types(x_dtype, dtype) != dtype:
+        raise RuntimeError(f"{fn}: the dtype of the input ({_type_word(x_dtype.np)}) should be convertible "
+                           f"without narrowing to the specified dtype ({_type_word(dtype.np)})")
+
+
+def _scalar_word(value):
+    """A number as ATen prints a Scalar in its messages: an int as it is, a float as C++ streams a double
+    (six significant digits: -2, -0.5, -1e+08, inf)."""
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    return f"{float(value):g}"
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
@@ -962,6 +1006,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 class LogSumExp(ArrayFunction):
     """out = log(sum(exp(x))), as m + log(sum(exp(x - m))) with m = max(x) (no overflow);  dx = grad exp(x - out)"""
     node_name = "LogsumexpBackward0"
+    _result_format = "contiguous_format"   # ATen allocates a reduction's result contiguous, whatever x's layout
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
@@ -1090,14 +1135,15 @@ class Cumsum(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, dim, np_dtype):
-        ctx.dim = dim
+        ctx.dim, ctx.in_dtype = dim, D.from_numpy_dtype(x.dtype)
         if x.ndim == 0:
             return x.astype(np_dtype) if np_dtype is not None else x.copy()
         return _accumulate("cumsum", x, np_dtype, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
-        return _rev_cumsum(grad, ctx.dim), None, None
+        # with dtype=, PyTorch casts the gradient back to x's dtype first and sums in that dtype
+        return _rev_cumsum(grad.to(ctx.in_dtype), ctx.dim), None, None
 
 
 def _cumprod_backward(g, x, y, dim):
@@ -1161,7 +1207,8 @@ class Cumprod(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        return _cumprod_backward(grad, x, out, ctx.dim), None, None
+        # with dtype=, PyTorch casts the gradient back to x's dtype first (the products stay in out's dtype)
+        return _cumprod_backward(grad.to(x.dtype), x, out, ctx.dim), None, None
 
 
 def cumsum(input, dim, *, dtype=None, out=None):
@@ -1211,7 +1258,8 @@ def _cum_extreme_op(name, node_name, kernel, doc):
         values, idx = kernel(_atleast_1d(x), dim)
         ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
         ctx.save_for_backward(x)   # PyTorch saves self (cummaxmin_backward reads it): in-place writes are checked
-        return values.reshape(x.shape), idx.reshape(x.shape)
+        # ATen allocates both results contiguous
+        return in_format(values.reshape(x.shape), "contiguous_format"), in_format(idx.reshape(x.shape), "contiguous_format")
 
     def backward(ctx, grad, grad_indices=None):
         ctx.saved_tensors   # (reading it checks its version, as PyTorch's unpacking does)
@@ -1262,8 +1310,8 @@ def _logical_kernel(fn_name):
     return kernel
 
 
-_All = _kernel_op("All", _logical_kernel("all"))
-_Any = _kernel_op("Any", _logical_kernel("any"))
+_All = _kernel_op("All", _logical_kernel("all"), "contiguous_format")
+_Any = _kernel_op("Any", _logical_kernel("any"), "contiguous_format")
 
 
 def _logical_dims(dim, ndim):
@@ -1291,7 +1339,7 @@ def _count_nonzero_kernel(x, dims):
     return xp.asarray(xp.count_nonzero(x, axis=dims) if dims else xp.count_nonzero(x)).astype(np.int64)
 
 
-_CountNonzero = _kernel_op("CountNonzero", _count_nonzero_kernel)
+_CountNonzero = _kernel_op("CountNonzero", _count_nonzero_kernel, "contiguous_format")
 
 
 def count_nonzero(input, dim=None):

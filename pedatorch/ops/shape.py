@@ -6,9 +6,9 @@ counter.  ``x.view(...)``, ``x.t()``, ``x[1:]`` all share memory with ``x``
 exactly where PyTorch's do; ``reshape`` views when it can and copies when it
 must; ``clone``/``contiguous`` copy.
 
-In-place ops on a view also change its base.  ``rebase_view_history`` gives the
-base a ``CopySlices`` node (as PyTorch does), so gradients flow through the
-modified region correctly.
+In-place ops on a view also change its base: autograd's ``rebase_view_history``
+(``autograd/views.py``) gives the base a ``CopySlices`` node (as PyTorch does), so
+gradients flow through the modified region correctly.
 """
 import math
 import numbers
@@ -18,9 +18,11 @@ import numpy as np
 from .._layout import check_no_partial_overlap, copy_in_format
 from .._tensor import Tensor, Size, contiguous_format, preserve_format
 from ..backend import storage_root as _storage_root, address as _address, as_strided as _as_strided, namespace
-from ..backend import CPU_ARRAY, CPU_BACKEND, scatter_add, writeable as _writeable
-from ..autograd.function import ArrayFunction, _link_inputs, _edge_to
-from ..autograd.graph import Node
+from ..backend import CPU_ARRAY, scatter_add, writeable as _writeable
+from ..autograd.function import ArrayFunction
+# the positions of a view's elements in its storage, and the ops that gather/scatter at them, live with
+# autograd's view machinery (CopySlices needs them); as_strided's backward uses them too
+from ..autograd.views import _on, _element_positions, _storage_offset, TakePositions, ScatterPositions
 from ._util import wrap_dim, wrap_dims, register, shape_str
 from .creation import zero_grad
 
@@ -428,9 +430,24 @@ def squeeze(input, dim=None):
     n = input._data.ndim
     if dim is None:
         return Squeeze.apply(input)
+    # the dims are checked even for a 0-dim tensor (which takes 0 and -1), then it has none to squeeze
     if isinstance(dim, numbers.Integral):
-        return SqueezeDim.apply(input, (wrap_dim(dim, n),) if n else ())
-    return SqueezeDims.apply(input, wrap_dims(dim, n) if n else ())
+        dims = (wrap_dim(dim, n),)
+        return SqueezeDim.apply(input, dims if n else ())
+    dims = wrap_dims(dim, n)
+    return SqueezeDims.apply(input, dims if n else ())
+
+
+def _unsqueeze_array(x, dim):
+    """``x`` with a new size-1 dim at ``dim``, strided as PyTorch strides it."""
+    out = namespace(x).expand_dims(x, dim)
+    # PyTorch keeps every stride and gives the new dim size*stride of the dim it is inserted
+    # before (the item size at the end); numpy may renumber the strides of size-1 dims
+    want = x.strides[dim] * x.shape[dim] if dim < x.ndim else x.itemsize
+    strides = x.strides[:dim] + (want,) + x.strides[dim:]
+    if out.strides != strides:
+        out = _restride(x, out.shape, strides, _writeable(x))
+    return out
 
 
 class Unsqueeze(ArrayFunction):
@@ -441,14 +458,7 @@ class Unsqueeze(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        out = namespace(x).expand_dims(x, dim)
-        # PyTorch keeps every stride and gives the new dim size*stride of the dim it is inserted
-        # before (the item size at the end); numpy may renumber the strides of size-1 dims
-        want = x.strides[dim] * x.shape[dim] if dim < x.ndim else x.itemsize
-        strides = x.strides[:dim] + (want,) + x.strides[dim:]
-        if out.strides != strides:
-            out = _restride(x, out.shape, strides, _writeable(x))
-        return out
+        return _unsqueeze_array(x, dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -585,6 +595,7 @@ def _slices_along(input, dim, bounds, cls=Slice):
 class Unbind(ArrayFunction):
     """out = the slices of x along dim (views);  dx = stack of the grads (zeros where missing)"""
     node_name = "UnbindBackward0"
+    _keeps_zero = "view"   # (its results become views in unbind(); see autograd/function.py keeps_zero)
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -615,6 +626,7 @@ def unbind(input, dim=0):
 class Split(ArrayFunction):
     """out = consecutive pieces of x along dim (views);  dx = the grads concatenated"""
     node_name = "SplitBackward0"
+    _keeps_zero = "view"   # (its results become views in split())
 
     @staticmethod
     def forward(ctx, x, dim, bounds):
@@ -740,29 +752,6 @@ def _strided(x, shape, strides_el, offset_el):
     base = flat[offset_el:] if offset_el else flat
     del start
     return _as_strided(base, tuple(shape), tuple(s * item for s in strides_el))
-
-
-# numpy, for index tables computed on the host from shapes and strides alone (the positions of a view's
-# elements in its storage); they go to the data's device with ``xp.asarray`` where they are used
-_host = CPU_BACKEND.xp
-
-
-def _on(like, host_arr):
-    """A host index table moved to the device of array ``like`` (the same array on the CPU)."""
-    return host_arr if type(like) is CPU_ARRAY else namespace(like).asarray(host_arr)
-
-
-def _element_positions(shape, strides, offset):
-    """Storage index of every element of a strided view (vectorised index arithmetic, on the host)."""
-    pos = _host.full(shape, offset, dtype=np.int64)
-    for d, (n, s) in enumerate(zip(shape, strides)):
-        idx = _host.arange(n, dtype=np.int64) * s
-        pos = pos + idx.reshape((n,) + (1,) * (len(shape) - d - 1))
-    return pos
-
-
-def _storage_offset(x):
-    return (_address(x) - _address(_storage_root(x))) // x.itemsize
 
 
 class AsStrided(ArrayFunction):
@@ -1009,188 +998,6 @@ def copy_(self, src, non_blocking=False):
         from .._dtype import from_numpy_dtype
         src = to_copy(src, None, from_numpy_dtype(self._data.dtype), False)
     return Copy.apply(self, src)
-
-
-# ====================================================================== in-place ops on views
-
-class CopySlices(Node):
-    """The base's node after an in-place op on one of its views (PyTorch's ``CopySlices``).
-
-    Backward: the gradient of the base, with the view's region replaced by what the
-    in-place op's backward says about the view's old value; the op's other inputs
-    get their gradients from that same call.
-    """
-
-    def __init__(self, base, view, fn):
-        Node.__init__(self)
-        self.fn = fn
-        self.base_shape = base._data.shape
-        self.positions = _view_positions(base._data, view._data)
-        edges = []
-        nxt = []
-        if base._requires_grad:
-            node, nr = _edge_to(base)
-            edges.append((0, node, nr, base._data.shape, base._data.dtype))
-            nxt.append((node, nr))
-        else:
-            nxt.append((None, 0))
-        for e in fn._edges:
-            if e[0] != 0:
-                edges.append(e)
-        nxt.extend(fn._next[1:])
-        self._edges = tuple(edges)
-        self._next = tuple(nxt)
-
-    def name(self):
-        return "torch::autograd::CopySlices"
-
-    def apply(self, grad):
-        view_grad = TakePositions.apply(grad, self.positions)
-        res = self.fn.apply(view_grad)
-        if not isinstance(res, tuple):
-            res = (res,)
-        g0 = res[0]
-        if g0 is None:
-            g0 = zero_grad(view_grad)  # (not view_grad * 0: NaN where the gradient is inf)
-        elif g0.shape != view_grad.shape:
-            g0 = g0.sum_to_size(view_grad.shape) if g0.dim() >= view_grad.dim() else g0.expand(view_grad.shape)
-        return (PutPositions.apply(grad, self.positions, g0),) + tuple(res[1:])
-
-    def _release(self):
-        self.fn._release()
-
-
-def _view_positions(base, view):
-    """For each element of ``view``, its flat (row-major) index in ``base`` (found by storage position)."""
-    item = base.itemsize
-    base_pos = _element_positions(base.shape, tuple(s // item for s in base.strides),
-                                  _storage_offset(base)).reshape(-1)
-    view_pos = _element_positions(view.shape, tuple(s // item for s in view.strides), _storage_offset(view))
-    order = _host.argsort(base_pos, kind="stable")
-    return _on(base, order[_host.searchsorted(base_pos[order], view_pos)])
-
-
-class TakePositions(ArrayFunction):
-    """out = x.flatten()[positions];  dx = grads added back at those positions"""
-    node_name = "AsStridedBackward0"
-
-    @staticmethod
-    def forward(ctx, x, positions):
-        ctx.shape = x.shape
-        ctx.positions = positions
-        return x.reshape(-1)[positions]
-
-    @staticmethod
-    def backward(ctx, grad):
-        return ScatterPositions.apply(grad, ctx.shape, ctx.positions), None
-
-
-class ScatterPositions(ArrayFunction):
-    """out = zeros(shape) with x added at the flat positions;  dx = grad.flatten()[positions]"""
-    node_name = "AsStridedBackwardBackward0"
-
-    @staticmethod
-    def forward(ctx, x, shape, positions):
-        ctx.positions = positions
-        xp = namespace(x)
-        out = xp.zeros(math.prod(shape), dtype=x.dtype)
-        scatter_add(out, positions.reshape(-1), xp.broadcast_to(x, positions.shape).reshape(-1))
-        return out.reshape(shape)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return TakePositions.apply(grad, ctx.positions), None, None
-
-
-class PutPositions(ArrayFunction):
-    """out = x with x.flatten()[positions] = src;  dx = grad with those zeroed,  dsrc = grad[positions]"""
-    node_name = "CopySlicesBackward0"
-
-    @staticmethod
-    def forward(ctx, x, positions, src):
-        ctx.positions = positions
-        xp = namespace(x)
-        out = xp.array(x, copy=True).reshape(-1)
-        out[positions.reshape(-1)] = xp.broadcast_to(src, positions.shape).reshape(-1)
-        return out.reshape(x.shape)
-
-    @staticmethod
-    def backward(ctx, grad):
-        keep = namespace(grad._data).ones(grad._data.size, dtype=bool)
-        keep[ctx.positions.reshape(-1)] = False
-        return grad * Tensor._make(keep.reshape(grad.shape)), None, TakePositions.apply(grad, ctx.positions)
-
-
-def rebase_view_history(view):
-    """After an in-place op on ``view``: the base gets a CopySlices node; the view reads from the base."""
-    base = view._base
-    fn = view._grad_fn  # the in-place op's node (``grad_fn`` would see a stale view and refresh it)
-    if base._requires_grad and base._grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    node = CopySlices(base, view, fn)
-    base._set_history(node, 0)
-    _read_from_base(view, node.positions)
-
-
-def _read_from_base(view, positions):
-    """Give ``view`` a grad_fn that reads its elements out of its base's current history."""
-    base = view._base
-    old = view._grad_fn
-    ctx = TakePositions._backward_cls()
-    ctx.shape = base._data.shape
-    ctx.positions = positions
-    _link_inputs(ctx, (base, positions))
-    view._set_history(ctx, 0)
-    view._view_version = view._version_counter.value
-    if view._retains_grad and old is not None and old._retain:  # retain_grad() moves to the new node
-        ctx._retain = {0: old._retain.pop(view._output_nr, None)}
-
-
-def refresh_view_history(view):
-    """A view whose base was modified in place since its grad_fn was made gets a fresh one (as PyTorch).
-
-    Called lazily, when the view's ``grad_fn`` is read or the view is used by an op.
-    """
-    if view._grad_fn is None and not view._base._requires_grad:
-        return  # no history to refresh, none to gain
-    if view._data.dtype.kind not in "fcV":
-        view._view_version = view._version_counter.value
-        return
-    check_view_rebase(view, True)
-    _read_from_base(view, _view_positions(view._base._data, view._data))
-
-
-def check_view_rebase(view, indirect):
-    """PyTorch's handle_view_on_rebase: a view made by a multi-output op (``split``, ``unbind``) or under
-    no_grad/inference_mode cannot get a new history after an in-place write, through it (direct) or
-    through its base or another view of the base (indirect)."""
-    from .._tensor import DEFAULT, NO_GRAD_MODE, INFERENCE_MODE, MULTI_OUTPUT_NODE
-    from ..autograd.graph import _op_name
-    meta = view._creation_meta
-    if meta == DEFAULT:
-        return
-    fn = view._grad_fn
-    modified = "its base or another view of its base has been" if indirect else "is being"
-    if meta in (NO_GRAD_MODE, INFERENCE_MODE) or fn is None:
-        prefix = (f"Output {view._output_nr} of {_op_name(fn)} is a view of a view which was created in"
-                  if fn is not None else "A view was created in")
-        if meta == INFERENCE_MODE:
-            msg = f"{prefix} inference mode and {modified} modified inplace in normal mode."
-        else:
-            msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
-    else:
-        msg = f"Output {view._output_nr} of {_op_name(fn)} is a view and {modified} modified inplace."
-    if meta == MULTI_OUTPUT_NODE:
-        msg += (" This view is the output of a function that returns multiple views. Such functions do not "
-                "allow the output views to be modified inplace. You should replace the inplace operation by "
-                "an out-of-place one.")
-    else:
-        block = "inference_mode" if meta == INFERENCE_MODE else "no_grad"
-        msg += (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
-                f"code by moving both the view and the inplace either both inside the {block} block (if you "
-                "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
-                "tracked).")
-    raise RuntimeError(msg)
 
 
 # ====================================================================== unfold and the *_scatter ops

@@ -21,6 +21,7 @@ import types
 
 import numpy as np
 
+from .._layout import in_format, like_empty_like
 from .._tensor import Tensor
 from ..backend import namespace, scatter_add, argsort_stable
 from ..autograd.function import ArrayFunction
@@ -178,10 +179,12 @@ class _NoGrad(ArrayFunction):
     """An op whose outputs are integers or bools: it never records a node."""
 
 
-def _kernel_op(name, kernel):
+def _kernel_op(name, kernel, result_format=None):
+    """A _NoGrad op running ``kernel``; ``result_format`` as ArrayFunction's ``_result_format``."""
     def forward(ctx, *args):
         return kernel(*args)
-    return type(name, (_NoGrad,), {"forward": staticmethod(forward), "__module__": __name__})
+    return type(name, (_NoGrad,), {"forward": staticmethod(forward), "__module__": __name__,
+                                   "_result_format": result_format})
 
 
 def selecting_op(name, node_name, index_kernel, doc):
@@ -201,7 +204,8 @@ def selecting_op(name, node_name, index_kernel, doc):
             return values.reshape(()), idx.reshape(())
         if not keepdim:
             values, idx = xp.squeeze(values, dim), xp.squeeze(idx, dim)
-        return values, idx
+        # ATen allocates both results contiguous (numpy's keep x's dim order)
+        return in_format(values, "contiguous_format"), in_format(idx, "contiguous_format")
 
     def backward(ctx, grad, grad_indices=None):
         return (scatter_back(grad, ctx.idx, ctx.dim, ctx.in_shape), None, None) + (None,) * ctx.n_extra
@@ -239,7 +243,8 @@ class Sort(ArrayFunction):
         idx = sort_order(x1, dim, descending)
         values = xp.take_along_axis(x1, idx, dim)
         ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
-        return values.reshape(x.shape), idx.reshape(x.shape)
+        # ATen lays both results out as empty_like(x) (x's strides when dense, size-1 dims' too)
+        return like_empty_like(values.reshape(x.shape), x), like_empty_like(idx.reshape(x.shape), x)
 
     @staticmethod
     def backward(ctx, grad, grad_indices=None):
@@ -277,7 +282,7 @@ def sort(input, dim=-1, descending=False, *, stable=_UNSET, out=None):
 
 
 _ArgSort = _kernel_op("ArgSort", lambda x, d, desc: sort_order(x.reshape(1) if x.ndim == 0 else x, d, desc)
-                      .reshape(x.shape))
+                      .reshape(x.shape), "preserve_format")   # sort's indices, laid out as Sort lays them out
 
 
 def argsort(input, dim=-1, descending=False, *, stable=False):

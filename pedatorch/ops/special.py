@@ -13,9 +13,10 @@ from .. import _dtype as D
 from .._device import as_device
 from ..backend import namespace, device_namespace, is_array
 from .._tensor import Tensor
+from .._layout import iterator_result
 from ..autograd.function import ArrayFunction
 from ._util import (promote, to_float, write_out, register, promote_to_float, require_tensor, _type_word,
-                    check_kernel_dtype, check_binary_kernel)
+                    check_kernel_dtype, check_binary_kernel, needed)
 from .._dtype import is_float_np, to_opmath
 from .elementwise import _not_implemented_name, where, _no_bool_sub, masked_grad, _ip as _inplace_twin
 from .creation import zero_grad
@@ -340,17 +341,19 @@ class Copysign(ArrayFunction):
         xp = namespace(a, b)
         a2, b2 = promote_to_float(xp.asarray(a), b)
         out = xp.copysign(a2, b2)
-        ctx.save_for_backward(a, out)
+        ctx.save_for_backward(needed(ctx, 0, a), out)  # (b's gradient is zeros; a result is always saved)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
+        gb = zero_grad(grad) if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1] else None  # PyTorch: zeros
+        if a is None:
+            return None, gb
         # PyTorch's copysign_tensor_self_backward: grad * (out / a), the ratio 0 where a is 0. Built from
         # Tensor ops on the saved result, so double backward goes through out and a, and gives PyTorch's NaN
         # where a is 0 (out / a there is 0 / 0) or ±inf (inf / inf)
         ratio = (out / a).masked_fill(a == 0, 0.0)
-        gb = zero_grad(grad) if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1] else None  # PyTorch: zeros
         return grad * ratio, gb
 
 
@@ -374,8 +377,10 @@ class LogAddExp2(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        # PyTorch's formula, grad / (1 + 2^(b - a)) (not a sigmoid: the same number, another double backward)
-        return grad / ((b - a).exp2() + 1), grad / ((a - b).exp2() + 1)
+        # PyTorch's formula, grad / (1 + 2^(b - a)) (not a sigmoid: the same number, another double backward);
+        # b's gradient first, as PyTorch (see elementwise.Mul.backward)
+        gb = grad / ((a - b).exp2() + 1)
+        return grad / ((b - a).exp2() + 1), gb
 
 
 class Angle(ArrayFunction):
@@ -536,9 +541,10 @@ def angle(input, *, out=None):
 
 
 def _nodiff(fn, input, *others):
+    """An elementwise op that records nothing, its result laid out as PyTorch's iterator lays it out."""
     xp = namespace(input._data)
-    arrays = [o._data if isinstance(o, Tensor) else o for o in others]
-    return Tensor._make(xp.asarray(fn(input._data, *arrays)))
+    arrays = [input._data] + [o._data if isinstance(o, Tensor) else o for o in others]
+    return Tensor._make(iterator_result(xp.asarray(fn(*arrays)), arrays, len(arrays)))
 
 
 class Heaviside(ArrayFunction):
@@ -577,13 +583,13 @@ class Nextafter(ArrayFunction):
     @staticmethod
     def forward(ctx, a, b):
         xp = namespace(a, b)
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(needed(ctx, 0, a), needed(ctx, 0, b))  # (other's gradient is zeros: reads neither)
         return xp.nextafter(*promote(a, b))
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return masked_grad(grad, a != b), zero_grad(grad)
+        return (None if a is None else masked_grad(grad, a != b)), zero_grad(grad)
 
 
 def gcd(input, other, *, out=None):
@@ -618,16 +624,21 @@ class Ldexp(ArrayFunction):
                 out = xp.ldexp(to_opmath(xs), e.astype(np.int32)).astype(dt)
         else:
             out = (xs * xp.power(2.0, es)).astype(dt)
-        ctx.save_for_backward(e, out)   # PyTorch saves other and result (an in-place write to either is an error)
+        # x's gradient reads e, e's reads the result (PyTorch saves a result always, an input only for the
+        # gradient that reads it: an in-place write to what is saved is an error)
+        ctx.save_for_backward(needed(ctx, 0, e), out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         e, out = ctx.saved_tensors
         need = ctx.needs_input_grad
-        scale = 2 ** e  # PyTorch's formula, pow(2, e): in e's dtype, so an integer e < 0 gives 0
-        scale = scale if scale.is_floating_point() else scale.to(grad.dtype)
-        return (grad * scale if need[0] else None), (grad * out * math.log(2) if need[1] else None)
+        ge = grad * out * math.log(2) if need[1] else None   # (e's first, as PyTorch: see elementwise.Mul)
+        gx = None
+        if need[0]:
+            scale = 2 ** e  # PyTorch's formula, pow(2, e): in e's dtype, so an integer e < 0 gives 0
+            gx = grad * (scale if scale.is_floating_point() else scale.to(grad.dtype))
+        return gx, ge
 
 
 def ldexp(input, other, *, out=None):

@@ -8,6 +8,6 @@ from . import hooks  # noqa: F401
 
 
 def __getattr__(name):
-    if name in ("data", "checkpoint", "_pytree"):
+    if name in ("data", "checkpoint", "_pytree", "dlpack"):
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -37,12 +37,16 @@ Two variants, as in PyTorch:
 import contextlib
 import warnings
 
-import pedatorch
-from .._tensor import Tensor
+from .. import autograd
+from .._device import device
+from .._dtype import from_numpy_dtype
+from .._random import get_rng_state, set_rng_state
+from .._tensor import Size, Tensor
 from ..backend import namespace
 from ..autograd.function import Function, _edge_to
 from ..autograd.graph import AccumulateGrad, SAVED_INPUT, SAVED_OUTPUT, SAVED_CONST, _seq
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
+from ..nn.modules.container import Sequential
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
            "check_backward_validity", "detach_variable", "get_device_states", "set_device_states",
@@ -134,11 +138,11 @@ def _fork_rng(enabled=True):
     if not enabled:
         yield
         return
-    state = pedatorch.get_rng_state()
+    state = get_rng_state()
     try:
         yield
     finally:
-        pedatorch.set_rng_state(state)
+        set_rng_state(state)
 
 
 # ---------------------------------------------------------------- use_reentrant=True
@@ -152,7 +156,7 @@ class CheckpointFunction(Function):
         ctx.run_function = run_function
         ctx.preserve_rng_state = preserve_rng_state
         if preserve_rng_state:
-            ctx.fwd_cpu_state = pedatorch.get_rng_state()
+            ctx.fwd_cpu_state = get_rng_state()
         # non-tensor arguments are kept in ctx; tensors are saved (and version-checked)
         ctx.inputs = []
         ctx.tensor_indices = []
@@ -174,7 +178,7 @@ class CheckpointFunction(Function):
             inputs[idx] = ctx.saved_tensors[i]
         with _fork_rng(ctx.preserve_rng_state):
             if ctx.preserve_rng_state:
-                pedatorch.set_rng_state(ctx.fwd_cpu_state)
+                set_rng_state(ctx.fwd_cpu_state)
             detached_inputs = detach_variable(tuple(inputs))
             with enable_grad():
                 outputs = ctx.run_function(*detached_inputs)
@@ -188,7 +192,7 @@ class CheckpointFunction(Function):
                 args_with_grad.append(args[i])
         if len(outputs_with_grad) == 0:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
-        pedatorch.autograd.backward(outputs_with_grad, args_with_grad)
+        autograd.backward(outputs_with_grad, args_with_grad)
         grads = tuple(inp.grad if isinstance(inp, Tensor) else None for inp in detached_inputs)
         return (None, None) + grads
 
@@ -268,12 +272,11 @@ def _roots_of(tensors):
 
 
 def _default_meta_extractor(shape, dtype, device):
-    return {"shape": pedatorch.Size(shape), "dtype": dtype, "device": device}
+    return {"shape": Size(shape), "dtype": dtype, "device": device}
 
 
 def _saved_metadata(nodes):
     """Shape/dtype/device of every tensor the region's nodes saved, in the order they were made."""
-    from .._dtype import from_numpy_dtype
     metas = []
     for node in nodes:
         for s in node._saved or ():
@@ -284,7 +287,7 @@ def _saved_metadata(nodes):
                 metas.append(_default_meta_extractor(t.shape, t.dtype, t.device))
             elif s[0] == SAVED_OUTPUT:
                 arr = s[1]
-                metas.append(_default_meta_extractor(arr.shape, from_numpy_dtype(arr.dtype), pedatorch.device("cpu")))
+                metas.append(_default_meta_extractor(arr.shape, from_numpy_dtype(arr.dtype), device("cpu")))
     return metas
 
 
@@ -366,7 +369,7 @@ class _NonReentrantCheckpoint(Function):
             args[pos] = arg_tensors[i]
         with _fork_rng(state.rng is not None):
             if state.rng is not None:
-                pedatorch.set_rng_state(state.rng)
+                set_rng_state(state.rng)
             start = next(_seq)
             with enable_grad(), state.recompute_context:
                 out = state.function(*args, **state.kwargs)
@@ -417,9 +420,9 @@ class _NonReentrantCheckpoint(Function):
         try:
             keys = list(stand_in)
             if inner_outs and keys:
-                found = pedatorch.autograd.grad(inner_outs, [stand_in[k] for k in keys], inner_grads,
-                                                retain_graph=create_graph, create_graph=create_graph,
-                                                allow_unused=True)
+                found = autograd.grad(inner_outs, [stand_in[k] for k in keys], inner_grads,
+                                      retain_graph=create_graph, create_graph=create_graph,
+                                      allow_unused=True)
                 for k, g in zip(keys, found):
                     if g is not None:
                         grads[k] = g if k not in grads else grads[k] + g
@@ -447,7 +450,7 @@ def _checkpoint_without_reentrant(function, preserve, context_fn, determinism_ch
         raise ValueError(f"determinism_check should be one of {[_DEFAULT_DETERMINISM_MODE, 'none']}, but got "
                          f"{determinism_check}")
     forward_context, recompute_context = context_fn()
-    rng = pedatorch.get_rng_state() if preserve else None
+    rng = get_rng_state() if preserve else None
     if not is_grad_enabled():  # nothing is recorded: nothing to recompute
         with forward_context:
             return function(*args, **kwargs)
@@ -543,8 +546,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
             return input
         return forward
 
-    sequential = getattr(pedatorch.nn, "Sequential", None)
-    if sequential is not None and isinstance(functions, sequential):
+    if isinstance(functions, Sequential):
         functions = list(functions.children())
     segment_size = len(functions) // segments
     end = -1  # the last chunk is not checkpointed

@@ -24,6 +24,9 @@ import numbers
 import operator
 import textwrap
 
+from .._dtype import bool as _bool, float32
+from .._tensor import Size
+from ..ops.creation import zeros
 from ._picture import Picture, html, quote
 
 __all__ = ["broadcast", "broadcast_widget", "BroadcastDiagram", "BroadcastDim", "GradReduction"]
@@ -97,11 +100,10 @@ def _error_text(x, y, op):
     The operands are dummies: a 0-d zero expanded to each shape, so they have
     stride 0 everywhere and take no memory, and the op fails before it would
     allocate anything."""
-    import pedatorch
     fn, kind = _OPS.get(op, (operator.add, "float"))
-    dtype = pedatorch.bool if kind == "bool" else pedatorch.float32
-    a = pedatorch.zeros((), dtype=dtype).expand(*x)
-    b = pedatorch.zeros((), dtype=dtype).expand(*y)
+    dtype = _bool if kind == "bool" else float32
+    a = zeros((), dtype=dtype).expand(*x)
+    b = zeros((), dtype=dtype).expand(*y)
     try:
         fn(a, b)
     except RuntimeError as e:
@@ -223,8 +225,7 @@ class BroadcastDiagram(Picture):
     kind = "BroadcastDiagram"
 
     def __init__(self, shapes, names, op="+", grad=False):
-        import pedatorch
-        self.shapes = tuple(pedatorch.Size(s) for s in shapes)
+        self.shapes = tuple(Size(s) for s in shapes)
         self.names = tuple(names)
         self.op = op
         self.grad = bool(grad)
@@ -239,7 +240,7 @@ class BroadcastDiagram(Picture):
                 self.error = _error_text(cur, s, op)
                 break
             cur = nxt
-        self.result_shape = None if self.error else pedatorch.Size(cur)
+        self.result_shape = None if self.error else Size(cur)
         self.reductions = None if self.error else [GradReduction(n, s, self.result_shape)
                                                    for n, s in zip(self.names, self.shapes)]
         super().__init__(self._dot(), self._summary())

@@ -90,8 +90,8 @@ def _where(fn):
         line = inspect.getsourcelines(fn)[1]
     except (OSError, TypeError):
         return None
-    import pedatorch
-    root = os.path.dirname(os.path.dirname(os.path.abspath(pedatorch.__file__)))
+    # the folder that holds the package: this file is <root>/pedatorch/viz/steps.py
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     absolute = os.path.abspath(path)
     if absolute.startswith(root + os.sep):
         path = os.path.relpath(absolute, root).replace(os.sep, "/")

@@ -17,12 +17,12 @@ import warnings
 
 import numpy as np
 
-from ..._layout import in_format, is_in_format
+from ..._layout import in_format, is_in_format, iterator_result
 from ..._tensor import Tensor
 from ...backend import namespace, CPU_ARRAY
 from ...autograd.function import ArrayFunction
 from ...ops._util import _type_word, check_kernel_dtype, checked_int
-from ...ops.elementwise import Relu, _ip, _erf, masked_grad, where
+from ...ops.elementwise import Relu, _ip, _erf, masked_grad, where, _not_implemented_name
 from ...ops.creation import zero_grad
 from ..._dtype import is_inexact_np, to_opmath, opmath_np
 
@@ -204,11 +204,6 @@ class LeakyReluBackward(ArrayFunction):
         x, = ctx.saved_tensors
         return (LeakyReluBackward.apply(gg, x, ctx.slope) if ctx.needs_input_grad[0] else None,
                 zero_grad(gg) if ctx.needs_input_grad[1] else None, None)
-
-
-def _leaky_grad(grad, positive, slope):
-    xp = namespace(grad._data)
-    return grad * _const(xp.where(positive, 1.0, slope).astype(grad._data.dtype))
 
 
 class LeakyRelu_(ArrayFunction):
@@ -442,15 +437,58 @@ class Gelu(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        if ctx.approximate == "tanh":
-            x_sq = x * x
-            t = ((x + x_sq * x * _GELU_KAPPA) * _GELU_BETA).tanh()
-            left = (t + 1) * 0.5
-            right = x * 0.5 * (1 - t * t) * ((x_sq * (3 * _GELU_KAPPA) + 1) * _GELU_BETA)
-            return grad * (left + right), None
-        cdf = ((x * _SQRT1_2).erf() + 1) * 0.5
-        pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
-        return grad * (cdf + x * pdf), None
+        return GeluGrad.apply(grad, x, ctx.approximate), None
+
+
+class GeluGrad(ArrayFunction):
+    """PyTorch's gelu_backward as an op of (grad, x): grad * gelu'(x), in float32 for the half types.
+    One node, as PyTorch's: its backward is this again for grad, and PyTorch's gelu_double_backward for x,
+    gg * grad * gelu''(x) (inf where gg is inf; the chain rule through a composite formula gives 0 * inf)."""
+    node_name = "GeluBackwardBackward0"
+    _elementwise = 2
+
+    @staticmethod
+    def forward(ctx, grad, x, approximate):
+        xp = namespace(grad, x)
+        ctx.save_for_backward(grad, x)
+        ctx.approximate = approximate
+        g, xw = to_opmath(grad), to_opmath(x)
+        c = xw.dtype.type   # the constants in the compute type, as ATen's kernel has them
+        with np.errstate(invalid="ignore", over="ignore"):
+            x_sq = xw * xw
+            if approximate == "tanh":
+                t = xp.tanh((xw + x_sq * xw * c(_GELU_KAPPA)) * c(_GELU_BETA))
+                left = (t + 1) * c(0.5)
+                right = xw * c(0.5) * (1 - t * t) * ((x_sq * c(3 * _GELU_KAPPA) + 1) * c(_GELU_BETA))
+                return _back(g * (left + right), grad)
+            cdf = (_erf(xw * c(_SQRT1_2)).astype(xw.dtype) + 1) * c(0.5)
+            pdf = xp.exp(x_sq * c(-0.5)) * c(_INV_SQRT_2PI)
+            return _back(g * (cdf + xw * pdf), grad)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, x = ctx.saved_tensors
+        d_grad = GeluGrad.apply(gg, x, ctx.approximate) if ctx.needs_input_grad[0] else None
+        d_x = _gelu_double_backward(gg, grad, x, ctx.approximate) if ctx.needs_input_grad[1] else None
+        return d_grad, d_x, None
+
+
+def _gelu_double_backward(gg, grad, x, approximate):
+    """PyTorch's gelu_double_backward: gg * grad * gelu''(x), its formulas in its order."""
+    if approximate == "tanh":
+        inner = (x + x ** 3 * _GELU_KAPPA) * _GELU_BETA
+        t = inner.tanh()
+        sech = 1 / inner.cosh()
+        f = x * 0.5
+        g = 1 - t * t
+        h = (x * (3 * _GELU_KAPPA) * x + 1) * _GELU_BETA
+        f_prime_gh = g * 0.5 * h
+        g_prime_fh = f * h * (sech * 2 * (-sech * t) * h)
+        h_prime_fg = f * g * (x * (6 * _GELU_KAPPA) * _GELU_BETA)
+        return gg * grad * (f_prime_gh * 2 + g_prime_fh + h_prime_fg)
+    x_sq = x * x
+    pdf = (x_sq * -0.5).exp() * _INV_SQRT_2PI
+    return gg * grad * (pdf * 2 - x_sq * pdf)
 
 
 def gelu(input, *, approximate="none"):
@@ -636,9 +674,29 @@ class Hardsigmoid(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        a = x._data
+        return HardsigmoidGrad.apply(grad, x)
+
+
+class HardsigmoidGrad(ArrayFunction):
+    """PyTorch's hardsigmoid_backward: grad / 6 where -3 < x < 3, else 0.  PyTorch gives it no derivative
+    (node "NotImplemented"): a double backward through hardsigmoid raises."""
+    node_name = "NotImplemented"
+    _elementwise = 2
+
+    @staticmethod
+    def forward(ctx, grad, x):
+        xp = namespace(grad, x)
+        g = to_opmath(grad)
         # PyTorch's kernel multiplies by the float constant 1/6 (also for doubles)
-        return masked_grad(grad * float(np.float32(1 / 6)), (a > -3) & (a < 3))
+        sixth = g.dtype.type(np.float32(1 / 6))
+        return _back(xp.where((x > -3) & (x < 3), g * sixth, g.dtype.type(0)), grad)
+
+    @staticmethod
+    def backward(ctx, gg):
+        raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
+
+
+HardsigmoidGrad._backward_cls.name = _not_implemented_name
 
 
 def hardsigmoid(input, inplace=False):
@@ -902,9 +960,7 @@ class RreluWithNoise(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        if ctx.noise is not None:
-            return grad * _const(ctx.noise), None, None, None, None
-        return _leaky_grad(grad, x._data > 0, ctx.slope), None, None, None, None
+        return RreluGrad.apply(grad, x, ctx.noise, ctx.slope), None, None, None, None
 
 
 class RreluWithNoise_(ArrayFunction):
@@ -923,11 +979,35 @@ class RreluWithNoise_(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         out, = ctx.saved_tensors
-        if ctx.noise is not None:
-            return grad * _const(ctx.noise), None, None, None, None
-        if ctx.slope < 0:
+        if ctx.noise is None and ctx.slope < 0:
             _inplace_leaky_error()
-        return _leaky_grad(grad, out._data > 0, ctx.slope), None, None, None, None
+        return RreluGrad.apply(grad, out, ctx.noise, ctx.slope), None, None, None, None
+
+
+class RreluGrad(ArrayFunction):
+    """PyTorch's rrelu_with_noise_backward as an op of (grad, x): grad * noise while training, else
+    leaky_relu's gradient with the mean slope. One node, as PyTorch's: its backward is this again for grad
+    and an explicit zero for x (see LeakyReluBackward)."""
+    node_name = "RreluWithNoiseBackwardBackward0"
+    _elementwise = 2
+
+    @staticmethod
+    def forward(ctx, grad, x, noise, slope):
+        ctx.save_for_backward(x)
+        if _recording(ctx):
+            ctx.noise, ctx.slope = noise, slope
+        if noise is not None:   # training: the slopes drawn by the forward
+            return grad * noise
+        xp = namespace(grad, x)
+        g = to_opmath(grad)
+        with np.errstate(invalid="ignore", over="ignore"):
+            return _back(xp.where(to_opmath(x) > 0, g, g * g.dtype.type(slope)), grad)
+
+    @staticmethod
+    def backward(ctx, gg):
+        x, = ctx.saved_tensors
+        return (RreluGrad.apply(gg, x, ctx.noise, ctx.slope) if ctx.needs_input_grad[0] else None,
+                zero_grad(gg) if ctx.needs_input_grad[1] else None, None, None)
 
 
 def _rrelu_kernel(x, lower, upper, training, generator):
@@ -939,6 +1019,8 @@ def _rrelu_kernel(x, lower, upper, training, generator):
     xw = to_opmath(x)
     if not training:
         return _back(xp.where(xw > 0, xw, xw * ((lower + upper) / 2)), x), None
+    if x.dtype == np.float16 and type(x) is CPU_ARRAY:   # ATen's CPU kernel has no Half version
+        raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for 'Half'")
     neg = (x <= 0).ravel()
     lo, hi = float(xw.dtype.type(lower)), float(xw.dtype.type(upper))   # the bounds in the compute type
     if type(x) is CPU_ARRAY:
@@ -974,7 +1056,8 @@ class Glu(ArrayFunction):
         ctx.save_for_backward(x)
         ctx.dim = dim
         a, b = xp.split(to_opmath(x), 2, axis=dim)
-        return _back(a * _sigmoid(b), x)
+        # ATen's TensorIterator over the two halves lays the result out
+        return iterator_result(_back(a * _sigmoid(b), x), xp.split(x, 2, axis=dim), 2)
 
     @staticmethod
     def backward(ctx, grad):

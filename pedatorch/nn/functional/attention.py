@@ -26,7 +26,12 @@ from ...autograd.function import ArrayFunction
 from ...backend import namespace
 from ...autograd.grad_mode import _state
 from .dropout import dropout
+from .vision import pad
 from ..._dtype import is_float_np
+from ...ops.creation import zeros, zeros_like
+from ...ops.join import cat
+from ...ops.linalg import addmm, baddbmm, bmm, matmul
+from ...ops.reduction import softmax
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -232,7 +237,6 @@ def _sdpa_math(query_, key, value, attn_mask, dropout_p, is_causal, scale, enabl
 
 def _linear(x, w, b=None):
     """x @ w^T + b, as ATen's linear composes it (addmm on the flattened rows)."""
-    from ... import addmm, matmul
     if b is not None:
         if x.dim() == 2:
             return addmm(b, x, w.t())
@@ -328,7 +332,6 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
                 warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type "
                               "for both instead.", stacklevel=3)
         if not _mask_is_float:
-            from ...ops.creation import zeros_like
             mask = zeros_like(mask, dtype=target_type).masked_fill_(mask, _NEG_INF)
     return mask
 
@@ -349,9 +352,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  is_causal=False):
     """PyTorch's multi-head attention forward: (L, N, E) or unbatched (L, E) inputs; returns
     (attn_output, attn_weights or None)."""
-    from ... import cat, bmm, baddbmm, softmax
-    from ...ops.creation import zeros
-    from .vision import pad
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:
         query = query.unsqueeze(1)

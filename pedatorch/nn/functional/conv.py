@@ -37,7 +37,8 @@ import warnings
 
 import numpy as np
 
-from ..._layout import conv_result
+from ..._dtype import opmath_np
+from ..._layout import conv_result, in_format
 
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
@@ -232,8 +233,11 @@ def _input_grad(gy, w, g, layout=None):
         layout = "flat"           # (W^T @ 0 at the wide positions must be 0: W finite)
     n = gy.shape[0]
     c = w.shape[1] * g.groups
+    dt = np.result_type(gy, w)
+    acc = opmath_np(dt)      # float16/bfloat16: products and overlapping windows summed in float32, rounded once
+    gy, w = gy.astype(acc, copy=False), w.astype(acc, copy=False)
     gcols = _product(xp.matmul, xp.swapaxes(_weight_matrix(w, g), -1, -2), _grad_matrix(gy, g, layout))
-    return _col2im(gcols, g, n, c, np.result_type(gy, w), layout)
+    return _col2im(gcols, g, n, c, acc, layout).astype(dt, copy=False)
 
 
 def _weight_grad(x, gy, g, w_shape, cols=None, layout=None):
@@ -250,6 +254,20 @@ def _weight_grad(x, gy, g, w_shape, cols=None, layout=None):
 
 # ====================================================================== autograd functions
 
+def _bool_kernel_name(g, transposed):
+    """The name of the ATen CPU kernel that refuses a bool convolution (1-d ones run as 2-d ones)."""
+    if transposed:
+        return f"slow_conv_transpose{max(len(g.k), 2)}d_out_cpu"
+    if any(d != 1 for d in g.dil):
+        return "slow_conv_dilated<>"
+    if len(g.k) < 3:
+        return "slow_conv2d_cpu"
+    # the 3-d kernel first builds its columns, unless they are a view of the input (1x1x1, no stride/padding)
+    if all(v == 1 for v in g.k + g.stride) and not any(g.lo + g.hi) and g.groups == 1:
+        return "slow_conv3d_cpu"
+    return "compute_columns3d"
+
+
 class Convolution(ArrayFunction):
     """out = conv(x, W) + b   (or the transposed convolution);
     dx = conv^T(grad, W),  dW = grad (*) x,  db = sum of grad over batch and positions"""
@@ -257,25 +275,39 @@ class Convolution(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, w, b, g, transposed):
+        ctx.save_for_backward(x, w)
+        if not transposed and x.shape[1] == 0:
+            # ATen's "Empty" backend: no input channel gives no output channel (nor bias) either
+            if ctx.needs_input_grad:   # (recording: never store on the shared no-graph ctx)
+                ctx.empty = True
+            return in_format(namespace(x).zeros((x.shape[0], 0) + tuple(g.outsp), x.dtype), "contiguous_format")
+        if x.dtype == np.bool_ and x.size:
+            raise NotImplementedError(f'"{_bool_kernel_name(g, transposed)}" not implemented for \'Bool\'')
+        # float16/bfloat16: the convolution and the bias are summed in float32 and rounded once, as PyTorch
+        acc = opmath_np(x.dtype)
+        xa, wa = x.astype(acc, copy=False), w.astype(acc, copy=False)
         if transposed:
-            out = _input_grad(x, w, g)
+            out = _input_grad(xa, wa, g)
             cols = None
         else:
-            out, cols = _conv_forward(x, w, g)
+            out, cols = _conv_forward(xa, wa, g)
         if b is not None:
-            out += b.reshape((-1,) + (1,) * len(g.k))
-        out = conv_result(out, x, w)   # a channels-last input or weight gives a channels-last result
-        ctx.save_for_backward(x, w)
+            out += b.astype(acc, copy=False).reshape((-1,) + (1,) * len(g.k))
+        out = conv_result(out.astype(x.dtype, copy=False), x, w)   # a channels-last input or weight: channels-last
         need = ctx.needs_input_grad
         if need:                                   # recording (never store arrays on the shared no-graph ctx)
-            ctx.g, ctx.transposed = g, transposed
-            ctx.cols = cols if need[1] else None
+            ctx.g, ctx.transposed, ctx.empty = g, transposed, False
+            ctx.cols = cols if need[1] and acc == x.dtype else None   # (widened cols: the weight grad remakes them)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
-        need, g = ctx.needs_input_grad, ctx.g
+        need = ctx.needs_input_grad
+        if ctx.empty:   # nothing flowed through: zero gradients (the bias's too, though it has elements)
+            return (x.new_zeros(x.shape) if need[0] else None, w.new_zeros(w.shape) if need[1] else None,
+                    w.new_zeros(w.shape[0]) if need[2] else None, None, None)
+        g = ctx.g
         gx = gw = gb = None
         if ctx.transposed:   # out = conv^T(x, W): dx = conv(grad, W), dW = grad (*) x with roles swapped
             if need[0]:

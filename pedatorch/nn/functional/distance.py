@@ -12,12 +12,18 @@ PyTorch's matrix-product form sqrt(max(|a|^2 - 2 a.b + |b|^2, 0)), composed of T
 """
 import numpy as np
 
+from ..._dtype import result_type_of
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...backend import namespace
 from ...autograd.grad_mode import no_grad
+from ...linalg import vector_norm
 from ...ops._util import _type_word, broadcast_shapes_or_raise
-from ...ops.creation import zeros_like
+from ...ops.creation import ones_like, zeros_like
+from ...ops.elementwise import where
+from ...ops.join import cat
+from ...ops.shape import broadcast_shapes
+from .loss import _pairwise_distance
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist", "cdist"]
 
@@ -30,9 +36,7 @@ def _float_word(dt):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum((x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps)), dim), as ATen computes it (each input divided by
     its norm first; the clamp is applied without recording, so the gradient treats the norm as unclamped)."""
-    from ... import result_type
-    from ...linalg import vector_norm
-    common = result_type(x1, x2)
+    common = result_type_of(x1, x2)
     if not common.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{_float_word(common.np) if hasattr(common, 'np') else common}")
@@ -51,7 +55,6 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p over the last dim (ATen's ``norm(x, p, dim)``: its node is ``NormBackward1``)."""
-    from .loss import _pairwise_distance
     return _pairwise_distance(x1, x2, p, eps, keepdim)
 
 
@@ -74,7 +77,6 @@ def _pnorm(diff, p):
 
 def _pnorm_grad(diff, dist, grad, p):
     """d||diff||_p / d diff times grad (Tensor ops; dist and grad have a trailing dim of 1)."""
-    from ...ops.elementwise import where
     if p == 0:
         return zeros_like(diff)
     zero = dist == 0
@@ -153,8 +155,6 @@ class Cdist(ArrayFunction):
 
 def _euclidean_dist(x1, x2):
     """ATen's matrix-product form of the Euclidean distance."""
-    from ...ops.creation import ones_like
-    from ... import cat
     x1_norm = x1.pow(2).sum(-1, True)
     x1_pad = ones_like(x1_norm)
     x2_norm = x2.pow(2).sum(-1, True)
@@ -170,7 +170,6 @@ _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "dono
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distances between each row of x1 (..., P, M) and each row of x2 (..., R, M): (..., P, R)."""
-    from ... import broadcast_shapes
     if compute_mode not in _MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     if x1.dim() < 2:

@@ -12,6 +12,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...backend import namespace
+from ...ops._util import needed
 
 __all__ = ["linear", "bilinear"]
 
@@ -54,7 +55,9 @@ class Trilinear(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x1, w, x2):
-        ctx.save_for_backward(x1, w, x2)
+        # each is saved only when another's gradient will read it (PyTorch's wrap_opt_if)
+        read_x1, read_w, read_x2 = (needed(ctx, i, True) or needed(ctx, j, True) for i, j in ((1, 2), (0, 2), (0, 1)))
+        ctx.save_for_backward(x1 if read_x1 else None, w if read_w else None, x2 if read_x2 else None)
         xp = namespace(x1)
         out = xp.einsum("bi,oij,bj->bo", x1, w, x2, optimize=True)
         return xp.asarray(out).astype(np.result_type(x1, w, x2), copy=False)

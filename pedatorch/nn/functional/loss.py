@@ -18,12 +18,15 @@ import warnings
 
 import numpy as np
 
-import pedatorch
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ..._layout import iterator_result
 from ...backend import namespace, scatter_add, to_host
-from ...autograd.grad_mode import _state
+from ...autograd.grad_mode import _state, no_grad
+from ...ops.creation import full_like, ones_like, zeros, zeros_like
+from ...ops.elementwise import clamp_min, exp, log, logit, minimum, where, xlogy
+from ...ops.reduction import log_softmax
+from ...ops.shape import broadcast_shapes, unsqueeze
 from ...ops._util import promote, to_float, _type_word, shape_str, broadcast_shapes_or_raise, result_np_dtype
 from ..._dtype import is_float_np, to_opmath
 
@@ -199,7 +202,7 @@ class _DivScalar(ArrayFunction):
 
 def _rsub_scalar(s, x):
     """ATen's ``Scalar - Tensor``: ``empty_like(x).fill_(s).sub_(x)`` (records SubBackward0)."""
-    return pedatorch.full_like(x, s) - x
+    return full_like(x, s) - x
 
 
 class _Norm(ArrayFunction):
@@ -234,7 +237,7 @@ class _Norm(ArrayFunction):
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         if ctx.p == 0:
-            return pedatorch.zeros_like(x), None, None, None
+            return zeros_like(x), None, None, None
         from ...ops.reduction import _vector_norm_grad
         dims = tuple(range(x.dim())) if ctx.dim is None or x.dim() == 0 else (ctx.dim % x.dim(),)
         return _vector_norm_grad(grad, x, out, ctx.p, dims, ctx.keepdim), None, None, None
@@ -378,7 +381,7 @@ class _ClampedLossBackward(ArrayFunction):
             if ctx.reduction == "none":
                 g_grad = ctx._function.apply(gg, x, y, *args)
             else:
-                g_grad = (ctx._function.apply(pedatorch.ones_like(grad), x, y, *args) * gg).sum()
+                g_grad = (ctx._function.apply(ones_like(grad), x, y, *args) * gg).sum()
         if need[1] or need[2]:
             d = gg * grad * ((x - y).abs() < ctx.limit)
             if ctx.scale != 1.0:
@@ -406,9 +409,9 @@ def _weighted(elementwise, weight, input, reduction):
     if reduction == "none":
         return loss
     if reduction == "sum":
-        return pedatorch.sum(loss)
+        return loss.sum()
     if reduction == "mean":
-        return pedatorch.sum(loss) / pedatorch.sum(weight)
+        return loss.sum() / weight.sum()
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
@@ -419,7 +422,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         reduction = _legacy_get_string(size_average, reduce)
     ei, et = _broadcast_pair(input, target)
     if weight is not None:
-        return _weighted(lambda: pedatorch.pow(ei - et, 2), weight, input, reduction)
+        return _weighted(lambda: (ei - et).pow(2), weight, input, reduction)
     return MseLoss.apply(ei, et, _get_enum(reduction))
 
 
@@ -435,7 +438,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
         reduction = _legacy_get_string(size_average, reduce)
     ei, et = _broadcast_pair(input, target)
     if weight is not None:
-        return _weighted(lambda: pedatorch.abs(ei - et), weight, input, reduction)
+        return _weighted(lambda: (ei - et).abs(), weight, input, reduction)
     return _l1(ei, et, _get_enum(reduction))
 
 
@@ -471,7 +474,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if reduction == "none":
         return loss
     if reduction == "sum":
-        return pedatorch.sum(loss)
+        return loss.sum()
     if reduction == "mean":
         return loss.mean()
     raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
@@ -552,9 +555,9 @@ class NllLossBackward(ArrayFunction):
         if ctx.needs_input_grad[0]:   # nll_loss of gg: gg read at the valid targets
             ggb = gg.unsqueeze(0) if ctx.one else gg
             prod = ggb.gather(1, _make(ctx.tc[:, None])).squeeze(1) * _make(ctx.vals)
-            prod = pedatorch.where(_make(ctx.valid), prod, 0.0)
+            prod = where(_make(ctx.valid), prod, 0.0)
             g = prod if ctx.per_item else prod.sum()
-        gx = pedatorch.zeros_like(gg) if ctx.needs_input_grad[1] else None
+        gx = zeros_like(gg) if ctx.needs_input_grad[1] else None
         return g, gx, None, None, None, None, None, None
 
 
@@ -675,7 +678,7 @@ def _ce_prob_target(input, target, weight, reduction, label_smoothing):
     if weight is not None and not (weight.dim() == 1 and weight.numel() == C):
         raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {C} classes or no "
                            f"classes but got weight tensor of shape: {shape_str(weight.shape)}")
-    inp = pedatorch.log_softmax(input, class_dim, input.dtype)
+    inp = log_softmax(input, class_dim, input.dtype)
     if label_smoothing > 0.0:
         if label_smoothing > 1.0:
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {_fmt(label_smoothing)}")
@@ -701,7 +704,7 @@ def _ce_label_smoothing(input, target, weight, reduction, ignore_index, label_sm
     """ATen's cross_entropy_loss_label_smoothing: (1 - s) nll + s/C * (-sum_c log_softmax)."""
     class_dim = 0 if input.dim() == 1 else 1
     C = input.shape[class_dim]
-    inp = pedatorch.log_softmax(input, class_dim, input.dtype)
+    inp = log_softmax(input, class_dim, input.dtype)
     nll = _nll_loss_nd(inp, target, weight, reduction, ignore_index)
     ignore_mask = target == ignore_index
     if weight is not None:
@@ -746,7 +749,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {_fmt(label_smoothing)}")
         return _ce_label_smoothing(input, target, weight, red, ignore_index, label_smoothing)
     class_dim = 0 if input.dim() == 1 else 1
-    return _nll_loss_nd(pedatorch.log_softmax(input, class_dim, input.dtype), target, weight, red, ignore_index)
+    return _nll_loss_nd(log_softmax(input, class_dim, input.dtype), target, weight, red, ignore_index)
 
 
 # ====================================================================== binary cross entropy
@@ -782,12 +785,52 @@ class BinaryCrossEntropy(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, y, w = ctx.saved_tensors
+        gx = BinaryCrossEntropyBackward.apply(grad, x, y, w, ctx.reduction, ctx.numel) \
+            if ctx.needs_input_grad[0] else None
+        if not ctx.needs_input_grad[1]:
+            return gx, None, None, None
         g = grad * _norm_factor(ctx)
         if w is not None:
             g = g * w
-        gx = g * (x - y) / (x * (1 - x)).clamp_min(_EPSILON) if ctx.needs_input_grad[0] else None
-        gy = -pedatorch.logit(x) * g if ctx.needs_input_grad[1] else None
-        return gx, gy, None, None
+        return gx, -logit(x) * g, None, None
+
+
+class BinaryCrossEntropyBackward(ArrayFunction):
+    """bce's input gradient as its own op (ATen's binary_cross_entropy_backward), so that its own gradients are
+    PyTorch's single-term formulas: composed of ops, an inf incoming gradient would give inf - inf = NaN.
+    gi = go w (x - y) / max(x (1 - x), eps);   with e = 1e-12:
+    d/dx = gg go w (x² - 2xy + y) / ((x + e)² (1 - x + e)²),   d/dgo = gg w (x - y) / ((x + e)(1 - x + e)),
+    d/dy = -gg go w / max(x (1 - x), eps)   (each / numel for 'mean'; d/dgo summed when go was reduced)"""
+    node_name = "BinaryCrossEntropyBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, x, y, w, reduction, numel):
+        xp = namespace(x)
+        ctx.save_for_backward(grad, x, y, w)
+        ctx.reduction, ctx.numel = reduction, numel
+        g = grad * _norm_factor(ctx)
+        if w is not None:
+            g = g * w
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (g * (x - y) / xp.maximum(x * (1 - x), _EPSILON)).astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, x, y, w = ctx.saved_tensors
+        scale = _norm_factor(ctx)
+        need = ctx.needs_input_grad
+        weighted = (lambda t: t * w) if w is not None else (lambda t: t)
+        g_grad = g_x = g_y = None
+        if need[0]:
+            g_grad = weighted((x - y) / ((x + _EPSILON) * (1 - x + _EPSILON))) * gg * scale
+            if ctx.reduction != "none":
+                g_grad = g_grad.sum()
+        if need[1]:
+            g_x = weighted((x * x - 2 * x * y + y) / ((x + _EPSILON) ** 2 * (1 - x + _EPSILON) ** 2) * (gg * grad))
+            g_x = g_x * scale
+        if need[2]:
+            g_y = weighted(-gg * grad) / clamp_min((1 - x) * x, _EPSILON).detach() * scale
+        return g_grad, g_x, g_y, None, None, None
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -797,7 +840,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
                          f"({input.size()}) is deprecated. Please ensure they have the same size.")
     if weight is not None:
-        new_size = pedatorch.broadcast_shapes(target.size(), weight.size())
+        new_size = broadcast_shapes(target.size(), weight.size())
         weight = weight.expand(new_size)
     _check_no_grad("binary_cross_entropy", "weight", weight)
     return BinaryCrossEntropy.apply(input, target, weight, red)
@@ -879,9 +922,9 @@ def _kl_div(input, target, reduction, log_target):
     if not _is_float(input._data.dtype) or not _is_float(target._data.dtype):
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
-        output = pedatorch.exp(target) * (target - input)
+        output = exp(target) * (target - input)
     else:
-        output = pedatorch.xlogy(target, target) - target * input
+        output = xlogy(target, target) - target * input
     return _apply_loss_reduction(output, reduction)
 
 
@@ -914,12 +957,12 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     if reduction != "none" and reduction != "mean" and reduction != "sum":
         raise ValueError(reduction + " is not a valid value for reduction")
     if log_input:
-        loss = pedatorch.exp(input) - target * input
+        loss = exp(input) - target * input
     else:
-        loss = input - target * pedatorch.log(_AddScalar.apply(input, eps))
+        loss = input - target * log(_AddScalar.apply(input, eps))
     if full:
-        stirling = (target * pedatorch.log(target) - target
-                    + _MulScalar.apply(pedatorch.log(_MulScalar.apply(target, 2 * math.pi)), 0.5))
+        stirling = (target * log(target) - target
+                    + _MulScalar.apply(log(_MulScalar.apply(target, 2 * math.pi)), 0.5))
         loss = loss + stirling.masked_fill(target <= 1, 0)
     return _apply_loss_reduction(loss, reduction)
 
@@ -929,12 +972,12 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
-        var = var * pedatorch.ones_like(input)
-    elif pedatorch.any(var < 0):
+        var = var * ones_like(input)
+    elif (var < 0).any():
         raise ValueError("var has negative entry/entries")
     if var.size() != input.size():
         if input.size()[:-1] == var.size():
-            var = pedatorch.unsqueeze(var, -1)
+            var = unsqueeze(var, -1)
         elif input.ndim == var.ndim and sum(y for x, y in zip(input.size(), var.size()) if x != y) == 1:
             pass
         else:
@@ -942,9 +985,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if reduction != "none" and reduction != "mean" and reduction != "sum":
         raise ValueError(reduction + " is not valid")
     var = var.clone()
-    with pedatorch.no_grad():
+    with no_grad():
         var.clamp_(min=eps)
-    loss = 0.5 * (pedatorch.log(var) + (input - target) ** 2 / var)
+    loss = 0.5 * (log(var) + (input - target) ** 2 / var)
     if full:
         loss += 0.5 * math.log(2 * math.pi)
     if reduction == "mean":
@@ -974,11 +1017,11 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     mag_square2 = _AddScalar.apply((input2 * input2).sum(targ_dim), _EPSILON)
     denom = (mag_square1 * mag_square2).sqrt_()
     cos = prod_sum / denom
-    zeros = pedatorch.zeros_like(cos)
+    zeros = zeros_like(cos)
     pos = _rsub_scalar(1, cos)
     neg = _SubScalar.apply(cos, margin).clamp_min_(0)
-    output_pos = pedatorch.where(target == 1, pos, zeros)
-    output_neg = pedatorch.where(target == -1, neg, zeros)
+    output_pos = where(target == 1, pos, zeros)
+    output_neg = where(target == -1, neg, zeros)
     return _apply_loss_reduction(output_pos + output_neg, red)
 
 
@@ -997,10 +1040,10 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """``input`` where target is 1, ``max(0, margin - input)`` where it is -1."""
     red = _reduction_enum(size_average, reduce, reduction)
-    zeros = pedatorch.zeros_like(input)
+    zeros = zeros_like(input)
     margin_clamp = _rsub_scalar(margin, input).clamp_min_(0)
-    output_margin = pedatorch.where(target != 1, margin_clamp, zeros)
-    output_self = pedatorch.where(target != -1, input, zeros)
+    output_margin = where(target != 1, margin_clamp, zeros)
+    output_self = where(target != -1, input, zeros)
     return _apply_loss_reduction(output_margin + output_self, red)
 
 
@@ -1224,8 +1267,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     dist_neg = _pairwise_distance(anchor, negative, p, eps)
     if swap:
         dist_swap = _pairwise_distance(positive, negative, p, eps)
-        dist_neg = pedatorch.min(dist_neg, dist_swap)
-    output = pedatorch.clamp_min(_AddScalar.apply(dist_pos, margin) - dist_neg, 0)
+        dist_neg = dist_neg.min(dist_swap)
+    output = clamp_min(_AddScalar.apply(dist_pos, margin) - dist_neg, 0)
     return _apply_loss_reduction(output, red)
 
 
@@ -1243,12 +1286,12 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     dist_neg = distance_function(anchor, negative)
     if swap:
         dist_swap = distance_function(positive, negative)
-        dist_neg = pedatorch.minimum(dist_neg, dist_swap)
-    loss = pedatorch.clamp_min(margin + dist_pos - dist_neg, 0)
+        dist_neg = minimum(dist_neg, dist_swap)
+    loss = clamp_min(margin + dist_pos - dist_neg, 0)
     if reduction == "sum":
-        return pedatorch.sum(loss)
+        return loss.sum()
     if reduction == "mean":
-        return pedatorch.mean(loss)
+        return loss.mean()
     return loss
 
 
@@ -1393,13 +1436,13 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     is_batched = log_probs.dim() == 3
     lp = log_probs if is_batched else log_probs.unsqueeze(1)
     tg = targets if is_batched else targets.unsqueeze(0)
-    where = " (while checking arguments for ctc_loss_allocate_outputs)"
+    checking = " (while checking arguments for ctc_loss_allocate_outputs)"
     if lp.dim() != 3:
         raise RuntimeError(f"Expected 3-dimensional tensor, but got {lp.dim()}-dimensional tensor for argument #1 "
-                           f"'log_probs'{where}")
+                           f"'log_probs'{checking}")
     if not 1 <= tg.dim() <= 2:
         raise RuntimeError(f"Expected 1 to 2 dimensions, but got {tg.dim()}-dimensional tensor for argument #2 "
-                           f"'targets'{where}")
+                           f"'targets'{checking}")
     T, B, C = lp.shape
     if not 0 <= blank < C:
         raise RuntimeError("blank must be in label range")
@@ -1409,13 +1452,13 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         raise RuntimeError("target_lengths must be of size batch_size")
     for v in tl_h:
         if v < 0:
-            raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value {v}{where}")
+            raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value {v}{checking}")
     t_arr = tg._data.astype(np.int64)
     lmax = int(tl_h.max()) if B else 0
     if tg.dim() == 1:
         if t_arr.shape[0] != int(tl_h.sum()):
             raise RuntimeError(f"Expected tensor to have size {int(tl_h.sum())} at dimension 0, but got size "
-                               f"{t_arr.shape[0]} for argument #2 'targets'{where}")
+                               f"{t_arr.shape[0]} for argument #2 'targets'{checking}")
         offsets = xp.cumsum(tl) - tl
         j = xp.arange(lmax)[None]
         inside = j < tl[:, None]
@@ -1423,23 +1466,23 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     else:
         if t_arr.shape[0] != B:
             raise RuntimeError(f"Expected tensor to have size {B} at dimension 0, but got size {t_arr.shape[0]} "
-                               f"for argument #2 'targets'{where}")
+                               f"for argument #2 'targets'{checking}")
         if t_arr.shape[1] < lmax:
             raise RuntimeError(f"Expected tensor to have size at least {lmax} at dimension 1, but got size "
-                               f"{t_arr.shape[1]} for argument #2 'targets'{where}")
+                               f"{t_arr.shape[1]} for argument #2 'targets'{checking}")
         inside = xp.arange(lmax)[None] < tl[:, None]
         padded = xp.where(inside, t_arr[:, :lmax], blank)
     for v in il_h:
         if v < 0:
-            raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value {v}{where}")
+            raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value {v}{checking}")
         if v > T:
-            raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {v}{where}")
+            raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {v}{checking}")
     if not _is_float(lp._data.dtype):
         raise _not_implemented("ctc_loss_cpu", lp._data.dtype)
     padded = xp.where((padded >= 0) & (padded < C), padded, blank).astype(np.int64)
     res = CtcLoss.apply(lp, padded, il, tl, int(blank), bool(zero_infinity))
     if zero_infinity:
-        res = pedatorch.where(res == math.inf, pedatorch.zeros((), dtype=res.dtype, device=res.device), res)
+        res = where(res == math.inf, zeros((), dtype=res.dtype, device=res.device), res)
     if red == "mean":
         tlt = Tensor._make(tl.astype(res._data.dtype)).clamp_min(1)
         return (res / tlt).mean()

@@ -23,7 +23,7 @@ import numbers
 import numpy as np
 
 from ..._tensor import Tensor, contiguous_format, channels_last, channels_last_3d
-from ..._layout import suggested_format, is_in_format
+from ..._layout import suggested_format, in_format, is_in_format
 from ...autograd.function import ArrayFunction
 from ...backend import namespace
 from ...autograd.grad_mode import _state, no_grad
@@ -150,7 +150,8 @@ class NativeBatchNorm(ArrayFunction):
     def forward(ctx, x, w, b, rm, rv, training, momentum, eps):
         xp = namespace(x)
         out_dtype = x.dtype
-        x_in, x, w, b = x, to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
+        x_in, w_in = x, w
+        x, w, b = to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
         C = x.shape[1]
         axes = (0,) + tuple(range(2, x.ndim))
         bshape = (1, C) + (1,) * (x.ndim - 2)
@@ -160,6 +161,11 @@ class NativeBatchNorm(ArrayFunction):
         if training and not fused and x_in.dtype == np.float32 and x.size:
             # other layouts: ATen's statistics start from at::mean(input), summed in float32
             mean = xp.sum(x, axis=axes, dtype=np.float32) / np.float32(n)
+        elif training and x.size and x_in.dtype == x.dtype and x.flags.c_contiguous:
+            # ATen's contiguous kernel sums each channel in memory order, one element after another (numpy's
+            # pairwise sum can differ by an ulp, which a constant channel's tiny variance magnifies)
+            rows = xp.moveaxis(x.reshape(x.shape[0], C, -1), 1, 0).reshape(C, -1)
+            mean = xp.cumsum(rows, axis=1, dtype=acc)[:, -1] / n
         elif training and x.size:
             # the mean of a constant channel exactly that value, as PyTorch's (numpy's pairwise sum / n can
             # be an ulp off, which the normalization magnifies): shifted by a first element
@@ -182,6 +188,12 @@ class NativeBatchNorm(ArrayFunction):
         else:
             mean = rm.astype(acc)
             rstd = 1.0 / xp.sqrt(rv.astype(acc) + eps)
+        if training and x_in.dtype != x.dtype:
+            # float16/bfloat16: PyTorch keeps the batch statistics in the parameters' dtype (the input's
+            # when none is given) and normalizes with those rounded values
+            params = [p for p in (w_in, rm, rv) if p is not None]
+            stat_dtype = params[0].dtype if params else x_in.dtype
+            mean, rstd = mean.astype(stat_dtype), rstd.astype(stat_dtype)
         mean_b = mean.astype(x.dtype).reshape(bshape)
         rstd_b = rstd.astype(x.dtype).reshape(bshape)
         if fused:
@@ -196,21 +208,30 @@ class NativeBatchNorm(ArrayFunction):
                     b.reshape(bshape) if b is not None else 0)
         ctx.training, ctx.eps, ctx.axes, ctx.bshape = training, eps, axes, bshape
         ctx.has_w = w is not None
-        ctx.save_for_backward(x_in, w, mean_b, rstd_b)
-        return out.astype(out_dtype, copy=False)
+        # what PyTorch saves (input, weight, running stats, batch stats): an in-place write to any of them
+        # afterwards is an error, even where this backward reads only the statistics derived from them
+        ctx.save_for_backward(x_in, w_in, mean_b, rstd_b, rm, rv)
+        # ATen's result: for the fused kernel contiguous when the input is (even one channels-last too, as
+        # size-1 dims allow), else channels-last; otherwise in the format the input suggests
+        if fused:
+            fmt = ("contiguous_format" if x_in.flags.c_contiguous else
+                   "channels_last" if x_in.ndim == 4 else "channels_last_3d")
+        else:
+            fmt = suggested_format(x_in)
+        return in_format(out.astype(out_dtype, copy=False), fmt)
 
     @staticmethod
     def backward(ctx, grad):
-        x, w, mean, rstd = ctx.saved_tensors
+        x, w, mean, rstd, _, _ = ctx.saved_tensors
         axes, bshape = ctx.axes, ctx.bshape
         need = ctx.needs_input_grad
         if not _state.enabled:
-            return NativeBatchNorm._backward_np(ctx, grad._data, x._data, None if w is None else w._data,
+            return NativeBatchNorm._backward_np(ctx, grad._data, x._data, None if w is None else to_opmath(w._data),
                                                 mean._data, rstd._data, need)
+        wb = w.to(mean.dtype).reshape(bshape) if w is not None else None  # (half precision in float32)
         if ctx.training:
             mean, rstd = _recomputed_stats(x, axes, ctx.eps)
         xhat = (x - mean) * rstd
-        wb = w.reshape(bshape) if w is not None else None
         gx = gw = gb = None
         if need[0]:
             g = grad * wb if wb is not None else grad
@@ -319,13 +340,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if bias is not None:
             out = out + bias[0]
         return out
-    out = NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, bool(training),
-                                float(momentum), float(eps))
-    if training:
-        for t in (running_mean, running_var):
+    if training:   # the kernel updates the running stats in place: their versions move, and backward expects
+        for t in (running_mean, running_var):   # the new ones (PyTorch saves them after the update)
             if t is not None:
                 t._bump_version()
-    return out
+    return NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, bool(training),
+                                 float(momentum), float(eps))
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
@@ -373,7 +393,8 @@ class NativeLayerNorm(ArrayFunction):
     def forward(ctx, x, k, w, b, eps):
         xp = namespace(x)
         out_dtype = x.dtype
-        x_in, x, w, b = x, to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
+        x_in, w_in, b_in = x, w, b
+        x, w, b = to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
         axes = tuple(range(x.ndim - k, x.ndim))
         n = math.prod(x.shape[x.ndim - k:])
         x2 = x.reshape(math.prod(x.shape[:x.ndim - k]), n)  # one row per normalized slice (-1 fails when n = 0)
@@ -389,16 +410,18 @@ class NativeLayerNorm(ArrayFunction):
         if b is not None:
             out += b
         ctx.axes, ctx.eps, ctx.lead = axes, eps, tuple(range(x.ndim - k))
-        ctx.save_for_backward(x_in, w, saved_xhat.reshape(x.shape), saved_rstd.reshape(stat_shape))
+        # PyTorch saves input, weight and bias (and the statistics): an in-place write to any of them
+        # afterwards is an error, though no formula reads the bias
+        ctx.save_for_backward(x_in, w_in, b_in, saved_xhat.reshape(x.shape), saved_rstd.reshape(stat_shape))
         return out.astype(out_dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
-        x, w, xhat, rstd = ctx.saved_tensors
+        x, w, _, xhat, rstd = ctx.saved_tensors
         need = ctx.needs_input_grad
         if not _state.enabled:
             return NativeLayerNorm._backward_np(grad._data, xhat._data, rstd._data,
-                                                None if w is None else w._data, need, len(ctx.axes))
+                                                None if w is None else to_opmath(w._data), need, len(ctx.axes))
         x32, mean, rstd = _backward_stats(x, ctx.axes, ctx.eps)
         xhat = (x32 - mean) * rstd
         grad, w = grad.to(x32.dtype), None if w is None else w.to(x32.dtype)  # float16/bfloat16 in float32
@@ -516,7 +539,8 @@ class NativeGroupNorm(ArrayFunction):
     def forward(ctx, x, G, w, b, eps):
         xp = namespace(x)
         out_dtype = x.dtype
-        x_in, x, w, b = x, to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
+        x_in, w_in = x, w
+        x, w, b = to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
         N, C = x.shape[0], x.shape[1]
         xg = x.reshape(N, G, x.size // (N * G) if N else 0)  # (not -1: numpy cannot infer it when N is 0)
         # the mean accumulated in double: PyTorch's Welford moments give exactly x for a constant group,
@@ -538,12 +562,16 @@ class NativeGroupNorm(ArrayFunction):
             out += b.reshape(bshape)
         ctx.G, ctx.eps, ctx.bshape = G, eps, bshape
         ctx.axes = (0,) + tuple(range(2, x.ndim))
-        ctx.save_for_backward(x_in, w, saved_xhat.reshape(x.shape), saved_rstd)
-        return out.astype(out_dtype, copy=False)
+        # the weight as given (its version is checked in backward, as PyTorch's saved weight is)
+        ctx.save_for_backward(x_in, w_in, saved_xhat.reshape(x.shape), saved_rstd)
+        # ATen's result is in the format the input suggests
+        return in_format(out.astype(out_dtype, copy=False), suggested_format(x_in))
 
     @staticmethod
     def backward(ctx, grad):
         x, w, xhat, rstd = ctx.saved_tensors
+        if w is not None and opmath_np(w._data.dtype) != w._data.dtype:
+            w = w.float()   # half precision in float32, as in forward
         need = ctx.needs_input_grad
         if not _state.enabled:
             return NativeGroupNorm._backward_np(grad._data, xhat._data, rstd._data, None if w is None else w._data,

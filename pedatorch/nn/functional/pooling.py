@@ -27,7 +27,7 @@ from ..._tensor import Tensor, contiguous_format
 from ...autograd.function import ArrayFunction
 from ...backend import namespace, scatter_add
 from ...ops._util import shape_str, _type_word
-from ..._dtype import is_float_np, is_inexact_np
+from ..._dtype import is_float_np, is_inexact_np, to_opmath
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
@@ -217,14 +217,17 @@ class _MaxPool(ArrayFunction):
             return out, namespace(out).zeros(out.shape, dtype=np.int64)
         idx = in_format(idx.reshape(out.shape), fmt)
         if ctx.needs_input_grad:
-            ctx.idx, ctx.in_shape, ctx.g = idx, x.shape, g
+            ctx.save_for_backward(x)   # as PyTorch: an in-place write to x before backward is an error
+            ctx.idx, ctx.g = idx, g
             ctx.unique = all((k - 1) * d + 1 <= s for k, d, s in zip(g.k, g.d, g.s))  # windows don't overlap
         return out, idx
 
     @staticmethod
     def backward(ctx, grad, _):
-        return _IndexAdd.apply(grad, ctx.idx, ctx.in_shape, _prod(ctx.in_shape[-len(ctx.g.k):]), ctx.unique), \
-            None, None
+        x, = ctx.saved_tensors
+        nplane = _prod(x.shape[-len(ctx.g.k):])
+        # _IndexAdd under this pooling's node name (see _grad_op)
+        return ctx._function._grad_op.apply(grad, x, ctx.idx, x.shape, nplane, ctx.unique), None, None
 
 
 class MaxPool2d(_MaxPool):
@@ -247,12 +250,15 @@ class _AdaptiveMaxPool(ArrayFunction):
         fmt = suggested_format(x)
         out, idx = in_format(out, fmt), in_format(idx.reshape(out.shape), fmt)
         if ctx.needs_input_grad:
-            ctx.idx, ctx.in_shape, ctx.outsp = idx, x.shape, outsp
+            ctx.save_for_backward(x)
+            ctx.idx, ctx.outsp = idx, outsp
         return out, idx
 
     @staticmethod
     def backward(ctx, grad, _):
-        return _IndexAdd.apply(grad, ctx.idx, ctx.in_shape, _prod(ctx.in_shape[-len(ctx.outsp):]), False), None
+        x, = ctx.saved_tensors
+        nplane = _prod(x.shape[-len(ctx.outsp):])
+        return ctx._function._grad_op.apply(grad, x, ctx.idx, x.shape, nplane, False), None
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPool):
@@ -274,13 +280,23 @@ def _like_rows(a, rows):
     return a.reshape(rows.shape[0], a.size // rows.shape[0] if rows.shape[0] else 0)
 
 
+def _pooled_input_grad(ctx, grad):
+    """The gradient of a pooling backward op in the pooled input x: PyTorch's ``zeros_like(self)``.
+    Zero, but a gradient, not None: double backward goes on into x's graph, where a zero through a node
+    that is inf or NaN at x (entr at 0, say) gives NaN, as in PyTorch."""
+    if not ctx.needs_input_grad[1]:
+        return None
+    return Tensor._make(namespace(grad._data).zeros(ctx.in_shape, dtype=grad._data.dtype))
+
+
 class _IndexAdd(ArrayFunction):
     """dx[row, idx[row, j]] += grad[row, j] (one row per (n, c) plane): the backward of max pooling;
-    its own backward gathers at the same indices"""
+    its own backward gathers at the same indices.  ``x``, the pooled input (None under a gather's
+    backward), is only an input of the graph, as ``self`` is of PyTorch's max_pool2d_with_indices_backward."""
     node_name = "MaxPoolWithIndicesBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, idx, in_shape, nplane, unique):
+    def forward(ctx, grad, x, idx, in_shape, nplane, unique):
         if ctx.needs_input_grad:
             ctx.idx, ctx.in_shape, ctx.nplane = idx, in_shape, nplane
         xp = namespace(grad)
@@ -295,7 +311,7 @@ class _IndexAdd(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return _IndexGather.apply(grad, ctx.idx, ctx.nplane), None, None, None, None
+        return _IndexGather.apply(grad, ctx.idx, ctx.nplane), _pooled_input_grad(ctx, grad), None, None, None, None
 
 
 class _IndexGather(ArrayFunction):
@@ -311,7 +327,7 @@ class _IndexGather(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return _IndexAdd.apply(grad, ctx.idx, ctx.in_shape, ctx.nplane, False), None, None
+        return _IndexAdd.apply(grad, None, ctx.idx, ctx.in_shape, ctx.nplane, False), None, None
 
 
 class _AvgPool(ArrayFunction):
@@ -320,12 +336,14 @@ class _AvgPool(ArrayFunction):
     @staticmethod
     def forward(ctx, x, g, div):
         if ctx.needs_input_grad:
-            ctx.g, ctx.div, ctx.in_shape = g, div, x.shape
+            ctx.save_for_backward(x)   # as PyTorch: an in-place write to x before backward is an error
+            ctx.g, ctx.div = g, div
         return in_format(_avg_pool(x, g, div), suggested_format(x))
 
     @staticmethod
     def backward(ctx, grad):
-        return _AvgPoolAdjoint.apply(grad, ctx.g, ctx.div, ctx.in_shape), None, None
+        x, = ctx.saved_tensors
+        return ctx._function._grad_op.apply(grad, x, ctx.g, ctx.div), None, None
 
 
 class AvgPool2d(_AvgPool):
@@ -337,18 +355,19 @@ class AvgPool3d(_AvgPool):
 
 
 class _AvgPoolAdjoint(ArrayFunction):
-    """dx = grad / divisor added over each window (the adjoint of average pooling);  its backward: avg pooling"""
+    """dx = grad / divisor added over each window (the adjoint of average pooling);  its backward: avg pooling
+    (and zeros for the pooled input x, only an input of the graph: see _pooled_input_grad)"""
     node_name = "AvgPoolBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, g, div, in_shape):
+    def forward(ctx, grad, x, g, div):
         if ctx.needs_input_grad:
-            ctx.g, ctx.div = g, div
-        return _avg_pool_adjoint(grad, g, div, in_shape)
+            ctx.g, ctx.div, ctx.in_shape = g, div, x.shape
+        return _avg_pool_adjoint(grad, g, div, x.shape)
 
     @staticmethod
     def backward(ctx, gg):
-        return _AvgPool.apply(gg, ctx.g, ctx.div), None, None, None
+        return _AvgPool.apply(gg, ctx.g, ctx.div), _pooled_input_grad(ctx, gg), None, None
 
 
 def _avg_pool(x, g, div):
@@ -405,12 +424,14 @@ class _AdaptiveAvgPool(ArrayFunction):
     @staticmethod
     def forward(ctx, x, mats):
         if ctx.needs_input_grad:
+            ctx.save_for_backward(x)   # as PyTorch: an in-place write to x before backward is an error
             ctx.mats = mats
         return in_format(_apply_mats(x, mats, False), suggested_format(x))
 
     @staticmethod
     def backward(ctx, grad):
-        return _AdaptiveAvgAdjoint.apply(grad, ctx.mats), None
+        x, = ctx.saved_tensors
+        return ctx._function._grad_op.apply(grad, x, ctx.mats), None
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPool):
@@ -422,29 +443,56 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPool):
 
 
 class _AdaptiveAvgAdjoint(ArrayFunction):
-    """dx = A_h^T @ grad @ A_w;  its backward: adaptive average pooling"""
+    """dx = A_h^T @ grad @ A_w;  its backward: adaptive average pooling (and zeros for the pooled input x,
+    only an input of the graph: see _pooled_input_grad)"""
     node_name = "AdaptiveAvgPoolBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, mats):
+    def forward(ctx, grad, x, mats):
         if ctx.needs_input_grad:
-            ctx.mats = mats
+            ctx.mats, ctx.in_shape = mats, x.shape
         return _apply_mats(grad, mats, True)
 
     @staticmethod
     def backward(ctx, gg):
-        return _AdaptiveAvgPool.apply(gg, ctx.mats), None
+        return _AdaptiveAvgPool.apply(gg, ctx.mats), _pooled_input_grad(ctx, gg), None
+
+
+def _grad_op(base, node_name):
+    """``base``, a pooling's backward op, under the node name PyTorch gives it for that pooling."""
+    return type(base.__name__, (base,), {"node_name": node_name})
+
+
+MaxPool2d._grad_op = _grad_op(_IndexAdd, "MaxPool2DWithIndicesBackwardBackward0")
+MaxPool3d._grad_op = _grad_op(_IndexAdd, "MaxPool3DWithIndicesBackwardBackward0")
+AdaptiveMaxPool2d._grad_op = _grad_op(_IndexAdd, "AdaptiveMaxPool2DBackwardBackward0")
+AdaptiveMaxPool3d._grad_op = _grad_op(_IndexAdd, "AdaptiveMaxPool3DBackwardBackward0")
+AvgPool2d._grad_op = _grad_op(_AvgPoolAdjoint, "AvgPool2DBackwardBackward0")
+AvgPool3d._grad_op = _grad_op(_AvgPoolAdjoint, "AvgPool3DBackwardBackward0")
+AdaptiveAvgPool2d._grad_op = _grad_op(_AdaptiveAvgAdjoint, "AdaptiveAvgPool2DBackwardBackward0")
+AdaptiveAvgPool3d._grad_op = _grad_op(_AdaptiveAvgAdjoint, "AdaptiveAvgPool3DBackwardBackward0")
 
 
 def _apply_mats(x, mats, transpose):
-    """Multiply each of the trailing len(mats) dims of ``x`` by its matrix (or the transpose)."""
+    """Multiply each of the trailing len(mats) dims of ``x`` by its matrix (or the transpose), in float32
+    for the half types.  Row by row over the row's nonzero entries only (a window, contiguous): in a full
+    product a NaN or inf outside the window would reach it as 0 * NaN."""
     dims = len(mats)
     xp = namespace(x)
+    dtype = x.dtype
+    x = to_opmath(x)
     for i, m in enumerate(mats):
         ax = x.ndim - dims + i
-        m = m.astype(x.dtype, copy=False)
-        x = xp.moveaxis(xp.matmul(m.T if transpose else m, xp.moveaxis(x, ax, -2)), -2, ax)
-    return xp.ascontiguousarray(x)
+        m = (m.T if transpose else m).astype(x.dtype, copy=False)
+        xs = xp.moveaxis(x, ax, -1)
+        out = xp.empty(xs.shape[:-1] + (m.shape[0],), dtype=x.dtype)
+        for r in range(m.shape[0]):
+            inside = m[r] != 0
+            start = int(inside.argmax())
+            end = start + int(inside.sum())
+            out[..., r] = (xs[..., start:end] * m[r, start:end]).sum(-1)
+        x = xp.moveaxis(out, -1, ax)
+    return xp.ascontiguousarray(x).astype(dtype, copy=False)
 
 
 def _avg_matrix(n, out, xp):
@@ -778,7 +826,12 @@ def _adaptive_avg_nd(dims, input, output_size):
         raise RuntimeError(f"{fname}: elements of output_size must be greater than or equal to 0 but received "
                            f"{{{', '.join(map(str, o))}}}")
     if all(v == 1 for v in o):   # the mean over the spatial dims (PyTorch's shortcut: MeanBackward1)
-        return input.mean(tuple(range(-1, -dims - 1, -1)), keepdim=True)
+        out = input.mean(tuple(range(-1, -dims - 1, -1)), keepdim=True)
+        if suggested_format(input._data) != "contiguous_format":
+            # ATen then restrides it in place as channels-last (AsStridedBackward1)
+            n, c = out.shape[0], out.shape[1]
+            out.as_strided_((n, c) + (1,) * dims, (c, 1) + (c,) * dims)
+        return out
     nd = input.ndim
     if nd not in (dims + 1, dims + 2):
         raise RuntimeError(f"{fname}(): Expected {_dims_word(dims)} tensor, but got {shape_str(input.shape)}")

@@ -7,11 +7,13 @@ sorting the indices and summing runs (``xp.add.reduceat``) rather than element b
 """
 import numpy as np
 
+from ..._layout import in_format
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...backend import namespace
 from ...autograd.grad_mode import no_grad
 from ...ops.creation import zeros, arange
+from ...ops._util import needed
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
 
@@ -187,12 +189,14 @@ class EmbeddingBag(ArrayFunction):
         elif mode == 2:
             ctx.arg, ctx.nonempty = xp.zeros((B, D), np.int64), counts > 0
         ctx.counts = counts
-        ctx.save_for_backward(w, psw)
+        # as PyTorch saves them: the weight for psw's gradient only; the indices and psw (an optional
+        # tensor: PyTorch never skips saving one) always
+        ctx.save_for_backward(needed(ctx, 5, w), psw, idx)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        w, psw = ctx.saved_tensors
+        w, psw, _ = ctx.saved_tensors
         need = ctx.needs_input_grad
         gw = gpsw = None
         V = ctx.num_weights
@@ -210,7 +214,7 @@ class EmbeddingBag(ArrayFunction):
             if psw is not None:
                 r = r * psw.index_select(0, Tensor._make(ctx.pos)).unsqueeze(1)
             gw = EmbeddingDenseBackward.apply(r, ctx.iv, V, -1, ctx.sgbf)
-        if psw is not None and need[5]:
+        if need[5]:   # (psw requires grad: it was given)
             vals = (g_rows * w.index_select(0, Tensor._make(ctx.iv))).sum(1)
             gpsw = zeros(ctx.n_input, dtype=vals.dtype, device=vals.device).index_add(0, Tensor._make(ctx.pos), vals)
         return gw, None, None, None, None, gpsw, None, None
@@ -291,7 +295,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     else:
         xp = namespace(off)
         starts, ends = off, xp.concatenate([off[1:], xp.full(1, n, dtype=np.int64)])
-    return EmbeddingBag.apply(weight, input._data, starts, ends, mode_enum, per_sample_weights, int(padding_idx),
+    return EmbeddingBag.apply(weight, input, starts, ends, mode_enum, per_sample_weights, int(padding_idx),
                               bool(scale_grad_by_freq))
 
 
@@ -314,4 +318,4 @@ def one_hot(tensor, num_classes=-1):
     elif d.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = (d[..., None] == xp.arange(num_classes)).astype(np.int64)
-    return Tensor._make(out)
+    return Tensor._make(in_format(out, "contiguous_format"))   # (numpy's follows the input's dim order)

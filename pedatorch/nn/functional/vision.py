@@ -25,7 +25,12 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
+from ...autograd.grad_mode import no_grad
 from ...backend import namespace, scatter_add
+from ...ops._util import shape_str, _type_word
+from ...ops.creation import linspace, tensor, zeros
+from ...ops.elementwise import mul
+from ...ops.join import stack
 from ...ops.manip import pad as _pad
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
@@ -535,7 +540,6 @@ def _cubic_dweights(t):
 
 def _gs_taps(g, size, mode, padding, align_corners):
     """Taps of one axis: (index array, in-bounds mask, weight Tensor, d weight / d g Tensor or None)."""
-    from ...ops.elementwise import mul
     dt = g._data.dtype.type
     if align_corners:
         u = (g + 1) / 2 * (size - 1)
@@ -657,7 +661,6 @@ class _GridSampler(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, grid, mode, padding, align_corners):
-        from ...autograd.grad_mode import no_grad
         ctx.mode, ctx.padding, ctx.align_corners = mode, padding, align_corners
         ctx.save_for_backward(x, grid)
         with no_grad():
@@ -666,8 +669,6 @@ class _GridSampler(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        from ...ops.creation import zeros
-        from ... import stack
         x, grid = ctx.saved_tensors
         need = ctx.needs_input_grad
         nd = x.dim()
@@ -727,7 +728,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                       "Please specify align_corners=True if the old behavior is desired. See the documentation of "
                       "grid_sample for details.", stacklevel=2)
         align_corners = False
-    from ...ops._util import shape_str, _type_word
     if input._data.dtype != grid._data.dtype:
         raise RuntimeError(f"expected scalar type {_type_word(input._data.dtype)} but found "
                            f"{_type_word(grid._data.dtype)}")
@@ -753,7 +753,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 
 def _linspace_from_neg_one(n, align_corners, dtype, device=None):
-    from ...ops.creation import linspace, tensor
     if n <= 1:
         return tensor(0, dtype=dtype, device=device)
     r = linspace(-1, 1, n, dtype=dtype, device=device)

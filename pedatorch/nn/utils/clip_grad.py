@@ -11,14 +11,14 @@ import functools
 import types
 import warnings
 
+from ... import linalg
+from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...ops.creation import tensor
+from ...ops.elementwise import clamp, logical_or
+from ...ops.join import stack
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_"]
-
-
-def _torch():
-    import pedatorch
-    return pedatorch
 
 
 def _no_grad(func):
@@ -59,24 +59,23 @@ def _get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=No
     Returns:
         Total norm of the tensors (viewed as a single vector).
     """
-    torch = _torch()
-    if isinstance(tensors, torch.Tensor):
+    if isinstance(tensors, Tensor):
         tensors = [tensors]
     else:
         tensors = list(tensors)
     norm_type = float(norm_type)
     if len(tensors) == 0:
-        return torch.tensor(0.0)
+        return tensor(0.0)
     first_device = tensors[0].device
 
     norms = []
     for (device, _), device_tensors in _group_by_device_and_dtype(tensors).items():
         _check_foreach(foreach, device)
-        norms.extend([torch.linalg.vector_norm(g, norm_type) for g in device_tensors])
+        norms.extend([linalg.vector_norm(g, norm_type) for g in device_tensors])
 
-    total_norm = torch.linalg.vector_norm(torch.stack([norm.to(first_device) for norm in norms]), norm_type)
+    total_norm = linalg.vector_norm(stack([norm.to(first_device) for norm in norms]), norm_type)
 
-    if error_if_nonfinite and torch.logical_or(total_norm.isnan(), total_norm.isinf()):
+    if error_if_nonfinite and logical_or(total_norm.isnan(), total_norm.isinf()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from "
             "`parameters` is non-finite, so it cannot be clipped. To disable "
@@ -98,8 +97,7 @@ def _clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
         total_norm (Tensor): total norm of the gradients to use for clipping
         foreach (bool): use the foreach implementation (same numbers here).
     """
-    torch = _torch()
-    if isinstance(parameters, torch.Tensor):
+    if isinstance(parameters, Tensor):
         parameters = [parameters]
     grads = [p.grad for p in parameters if p.grad is not None]
     max_norm = float(max_norm)
@@ -107,7 +105,7 @@ def _clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
         return
     clip_coef = max_norm / (total_norm + 1e-6)
     # multiplying by a coefficient clamped to 1 (rather than testing it) is PyTorch's way: no sync
-    clip_coef_clamped = torch.clamp(clip_coef, max=1.0)
+    clip_coef_clamped = clamp(clip_coef, max=1.0)
     for (device, _), device_grads in _group_by_device_and_dtype(grads).items():
         _check_foreach(foreach, device)
         clip_coef_clamped_device = clip_coef_clamped.to(device)
@@ -134,8 +132,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     Returns:
         Total norm of the parameter gradients (viewed as a single vector).
     """
-    torch = _torch()
-    if isinstance(parameters, torch.Tensor):
+    if isinstance(parameters, Tensor):
         parameters = [parameters]
     else:
         is_generator = isinstance(parameters, types.GeneratorType)
@@ -169,8 +166,7 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
         clip_value (float): maximum allowed value of the gradients
         foreach (bool, optional): use the foreach implementation (same numbers here). Default: None
     """
-    torch = _torch()
-    if isinstance(parameters, torch.Tensor):
+    if isinstance(parameters, Tensor):
         parameters = [parameters]
     clip_value = float(clip_value)
     grads = [p.grad for p in parameters if p.grad is not None]

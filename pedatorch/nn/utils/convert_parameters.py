@@ -1,9 +1,6 @@
 """``parameters_to_vector`` / ``vector_to_parameters``: a model's parameters as one flat vector and back."""
-
-
-def _torch():
-    import pedatorch
-    return pedatorch
+from ..._tensor import Tensor, typename
+from ...ops.join import cat
 
 
 def parameters_to_vector(parameters):
@@ -20,7 +17,7 @@ def parameters_to_vector(parameters):
     for param in parameters:
         param_device = _check_param_device(param, param_device)
         vec.append(param.view(-1))
-    return _torch().cat(vec)
+    return cat(vec)
 
 
 def vector_to_parameters(vec, parameters):
@@ -31,9 +28,8 @@ def vector_to_parameters(vec, parameters):
         vec (Tensor): a single vector representing the parameters of a model.
         parameters (Iterable[Tensor]): an iterable of Tensors that are the parameters of a model.
     """
-    torch = _torch()
-    if not isinstance(vec, torch.Tensor):
-        raise TypeError(f"expected torch.Tensor, but got: {torch.typename(vec)}")
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {typename(vec)}")
     param_device = None
     pointer = 0
     for param in parameters:

@@ -24,7 +24,11 @@ from ...backend import namespace, CPU_BACKEND
 # Lengths and batch sizes are CPU tensors (PyTorch's contract, see ``_check_long_tensor``): the index tables
 # made from them are made on the host, by numpy, and moved to the data's device where they index it.
 _HOST = CPU_BACKEND.xp
+from ..._dtype import float16, float32, float64, int8, int16, int32, int64, uint8
 from ..._tensor import Tensor
+from ...ops.creation import arange, as_tensor, empty_like, full, tensor
+from ...ops.join import cat
+from ...ops.sorting import sort
 
 __all__ = [
     "PackedSequence",
@@ -36,11 +40,6 @@ __all__ = [
     "pack_sequence",
     "unpack_sequence",
 ]
-
-
-def _torch():
-    import pedatorch
-    return pedatorch
 
 
 class PackedSequence_(NamedTuple):
@@ -103,44 +102,42 @@ class PackedSequence(PackedSequence_):
         return type(self)(data, self.batch_sizes, sorted_indices, unsorted_indices)
 
     def cuda(self, *args, **kwargs):
-        torch = _torch()
-        ex = torch.tensor((), dtype=self.data.dtype, device=self.data.device).to(*args, **kwargs)
+        ex = tensor((), dtype=self.data.dtype, device=self.data.device).to(*args, **kwargs)
         if ex.is_cuda:
             return self.to(*args, **kwargs)
         kwargs["device"] = "cuda"
         return self.to(*args, **kwargs)
 
     def cpu(self, *args, **kwargs):
-        torch = _torch()
-        ex = torch.tensor((), dtype=self.data.dtype, device=self.data.device).to(*args, **kwargs)
+        ex = tensor((), dtype=self.data.dtype, device=self.data.device).to(*args, **kwargs)
         if ex.device.type == "cpu":
             return self.to(*args, **kwargs)
         kwargs["device"] = "cpu"
         return self.to(*args, **kwargs)
 
     def double(self):
-        return self.to(dtype=_torch().double)
+        return self.to(dtype=float64)
 
     def float(self):
-        return self.to(dtype=_torch().float)
+        return self.to(dtype=float32)
 
     def half(self):
-        return self.to(dtype=_torch().half)
+        return self.to(dtype=float16)
 
     def long(self):
-        return self.to(dtype=_torch().long)
+        return self.to(dtype=int64)
 
     def int(self):
-        return self.to(dtype=_torch().int)
+        return self.to(dtype=int32)
 
     def short(self):
-        return self.to(dtype=_torch().short)
+        return self.to(dtype=int16)
 
     def char(self):
-        return self.to(dtype=_torch().int8)
+        return self.to(dtype=int8)
 
     def byte(self):
-        return self.to(dtype=_torch().uint8)
+        return self.to(dtype=uint8)
 
     @property
     def is_cuda(self):
@@ -185,9 +182,8 @@ def invert_permutation(permutation):
     """Return the inverse of ``permutation`` (``out[permutation[i]] = i``), or None for None."""
     if permutation is None:
         return None
-    torch = _torch()
-    output = torch.empty_like(permutation)
-    output.scatter_(0, permutation, torch.arange(0, permutation.numel(), device=permutation.device))
+    output = empty_like(permutation)
+    output.scatter_(0, permutation, arange(0, permutation.numel(), device=permutation.device))
     return output
 
 
@@ -228,7 +224,7 @@ class PackPaddedSequence(ArrayFunction):
     def backward(ctx, grad):
         shape = ctx.in_shape
         T, B = (shape[1], shape[0]) if ctx.batch_first else (shape[0], shape[1])
-        rows = _torch().as_tensor(ctx.t_idx * B + ctx.b_idx, device=grad.device)
+        rows = as_tensor(ctx.t_idx * B + ctx.b_idx, device=grad.device)
         g = _scatter_rows(grad.new_zeros((T * B,) + tuple(shape[2:])), rows, grad).view((T, B) + tuple(shape[2:]))
         if ctx.batch_first:
             g = g.transpose(0, 1)
@@ -244,7 +240,6 @@ def _scatter_rows(flat, rows, src):
 
 def _pack_padded_sequence(input, lengths, batch_first):
     """PyTorch's ``_VF._pack_padded_sequence``: (data, batch_sizes) from a padded, sorted batch."""
-    torch = _torch()
     batch_size = input.transpose(0, 1).size(1) if batch_first else input.size(1)
     _check_long_tensor(lengths)
     if input.numel() <= 0:
@@ -265,13 +260,12 @@ def _pack_padded_sequence(input, lengths, batch_first):
     # batch_sizes[t] = number of sequences longer than t
     bs = (lens[None, :] > xp.arange(lens[0])[:, None]).sum(1).astype(np.int64)
     data = PackPaddedSequence.apply(input, tuple(bs.tolist()), batch_first)
-    return data, torch.as_tensor(bs, dtype=torch.int64)
+    return data, as_tensor(bs, dtype=int64)
 
 
 def _pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length):
     """PyTorch's ``_VF._pad_packed_sequence``: the (T, B, *) padded tensor (a ``full`` of padding_value
     with the packed rows copied in: ``CopySlices``) and the lengths, in packed (sorted) order."""
-    torch = _torch()
     _check_long_tensor(batch_sizes)
     xp = _HOST
     bs = xp.asarray(batch_sizes._data, dtype=np.int64)
@@ -283,13 +277,13 @@ def _pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_le
                                f"input, but got total_length={total_length} and max sequence length being {steps}")
         steps = total_length
     rest = tuple(data.shape[1:])
-    output = torch.full((steps, max_batch_size) + rest, padding_value, dtype=data.dtype, device=data.device)
+    output = full((steps, max_batch_size) + rest, padding_value, dtype=data.dtype, device=data.device)
     t_idx, b_idx = _packed_positions(bs, len(bs))
     if len(t_idx):
-        rows = torch.as_tensor(t_idx * max_batch_size + b_idx, device=data.device)
+        rows = as_tensor(t_idx * max_batch_size + b_idx, device=data.device)
         output.view((steps * max_batch_size,) + rest).index_copy_(0, rows, data)
     # lengths[b] = number of steps whose batch is wider than b
-    lengths = torch.as_tensor((bs[None, :] > xp.arange(max_batch_size)[:, None]).sum(1).astype(np.int64))
+    lengths = as_tensor((bs[None, :] > xp.arange(max_batch_size)[:, None]).sum(1).astype(np.int64))
     if batch_first:
         output = output.transpose(0, 1)
     return output, lengths
@@ -314,16 +308,15 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     Returns:
         a :class:`PackedSequence` object (``data`` has ``PackPaddedSequenceBackward0``)
     """
-    torch = _torch()
-    if not isinstance(lengths, torch.Tensor):
-        lengths = torch.as_tensor(lengths, dtype=torch.int64, device="cpu")
+    if not isinstance(lengths, Tensor):
+        lengths = as_tensor(lengths, dtype=int64, device="cpu")
     else:
-        lengths = lengths.to(dtype=torch.int64)
+        lengths = lengths.to(dtype=int64)
 
     if enforce_sorted:
         sorted_indices = None
     else:
-        lengths, sorted_indices = torch.sort(lengths, descending=True)
+        lengths, sorted_indices = sort(lengths, descending=True)
         sorted_indices = sorted_indices.to(input.device)
         batch_dim = 0 if batch_first else 1
         input = input.index_select(batch_dim, sorted_indices)
@@ -378,7 +371,6 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         padding_value (float, optional): value for padded elements. Default: ``0``.
         padding_side (str, optional): the side to pad the sequences on. Default: ``'right'``.
     """
-    torch = _torch()
     if not isinstance(sequences, Iterable):
         raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg of type: "
                            f"{type(sequences)}")
@@ -400,14 +392,14 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     max_len = int(lens.max())
 
     out_dims = ((n, max_len) if batch_first else (max_len, n)) + trailing
-    out = torch.full(out_dims, padding_value, dtype=first.dtype, device=first.device)
+    out = full(out_dims, padding_value, dtype=first.dtype, device=first.device)
     total = int(lens.sum())
     if total == 0:
         return out
     # each sequence as L x trailing in out's dtype (a copy_ into such a block, which broadcasts and casts)
     blocks = [s if (tuple(s.shape[1:]) == trailing and s.dtype == first.dtype and s.device == first.device)
               else out.new_empty((s.size(0),) + trailing).copy_(s) for s in sequences]
-    src = torch.cat(blocks) if n > 1 else blocks[0]
+    src = cat(blocks) if n > 1 else blocks[0]
     # row j of sequence i goes to time t = offset_i + j of column i
     seq = xp.repeat(xp.arange(n), lens)
     starts = xp.cumsum(lens) - lens
@@ -415,7 +407,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     t = xp.arange(total) - xp.repeat(starts, lens) + xp.repeat(offsets, lens)
     rows = seq * max_len + t if batch_first else t * n + seq
     out.view((out_dims[0] * out_dims[1],) + trailing).index_copy_(
-        0, torch.as_tensor(rows, device=out.device), src)
+        0, as_tensor(rows, device=out.device), src)
     return out
 
 
@@ -432,12 +424,11 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
     Returns:
         a list of :class:`Tensor` objects
     """
-    torch = _torch()
     unpadded_sequences = []
     if not batch_first:
         padded_sequences.transpose_(0, 1)
     max_length = padded_sequences.shape[1]
-    idx = torch.arange(max_length, device=lengths.device)
+    idx = arange(max_length, device=lengths.device)
     for seq, length in zip(padded_sequences, lengths, strict=True):  # one output per sequence
         mask = idx < length
         unpadded_sequences.append(seq[mask])
@@ -455,8 +446,7 @@ def pack_sequence(sequences, enforce_sorted=True):
     Returns:
         a :class:`PackedSequence` object
     """
-    torch = _torch()
-    lengths = torch.as_tensor([v.size(0) for v in sequences])
+    lengths = as_tensor([v.size(0) for v in sequences])
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 
 

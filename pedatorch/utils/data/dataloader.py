@@ -31,7 +31,9 @@ import time
 import warnings
 from typing import Generic, TypeVar
 
-import pedatorch
+from ... import cuda
+from ..._dtype import int64
+from ...ops.creation import empty
 from . import _utils
 from ._utils.collate import default_collate, default_convert
 from ._utils.fetch import _IterableDatasetFetcher, _MapDatasetFetcher
@@ -259,7 +261,7 @@ class _BaseDataLoaderIter:
         if loader.pin_memory and loader.pin_memory_device:
             warnings.warn(f"pin_memory_device is deprecated, the current accelerator will be used as the device,"
                           f"ignore pin_memory_device='{loader.pin_memory_device}'.", stacklevel=2)
-        if loader.pin_memory and not pedatorch.cuda.is_available():
+        if loader.pin_memory and not cuda.is_available():
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
                           "memory won't be used.", stacklevel=2)
         self._pin_memory = False  # there is no pinned memory on the CPU: pin_memory is accepted and does nothing
@@ -267,7 +269,7 @@ class _BaseDataLoaderIter:
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
         # drawn before the sampler's first draw (samplers are lazy): PyTorch's order
-        self._base_seed = pedatorch.empty((), dtype=pedatorch.int64).random_(generator=loader.generator).item()
+        self._base_seed = empty((), dtype=int64).random_(generator=loader.generator).item()
         self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
 

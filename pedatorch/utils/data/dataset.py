@@ -12,8 +12,8 @@ import math
 import warnings
 from typing import Generic, Iterable, TypeVar
 
-import pedatorch
 from ..._random import default_generator
+from ...ops.random import randperm
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset",
            "Subset", "random_split"]
@@ -224,6 +224,6 @@ def random_split(dataset, lengths, generator=default_generator):
                               stacklevel=2)
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = pedatorch.randperm(sum(lengths), generator=generator).tolist()
+    indices = randperm(sum(lengths), generator=generator).tolist()
     return [Subset(dataset, indices[offset - length:offset])
             for offset, length in zip(itertools.accumulate(lengths), lengths)]

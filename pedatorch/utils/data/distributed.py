@@ -6,7 +6,8 @@ explicitly.  The shuffle is ``randperm`` of a Generator seeded with
 """
 import math
 
-import pedatorch
+from ..._random import Generator
+from ...ops.random import randperm
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
@@ -35,9 +36,9 @@ class DistributedSampler(Sampler):
 
     def __iter__(self):
         if self.shuffle:
-            g = pedatorch.Generator()
+            g = Generator()
             g.manual_seed(self.seed + self.epoch)
-            indices = pedatorch.randperm(len(self.dataset), generator=g).tolist()
+            indices = randperm(len(self.dataset), generator=g).tolist()
         else:
             indices = list(range(len(self.dataset)))
         if not self.drop_last:  # repeat from the start to make it evenly divisible

@@ -18,7 +18,10 @@ the sampler is made: the DataLoader relies on this order.
 import itertools
 from typing import Generic, TypeVar
 
-import pedatorch
+from ..._dtype import double, int64
+from ..._random import Generator
+from ...ops.creation import as_tensor, empty
+from ...ops.random import multinomial, randint, randperm
 
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler",
            "WeightedRandomSampler"]
@@ -70,20 +73,20 @@ class RandomSampler(Sampler):
     def __iter__(self):
         n = len(self.data_source)
         if self.generator is None:
-            seed = int(pedatorch.empty((), dtype=pedatorch.int64).random_().item())
-            generator = pedatorch.Generator()
+            seed = int(empty((), dtype=int64).random_().item())
+            generator = Generator()
             generator.manual_seed(seed)
         else:
             generator = self.generator
         if self.replacement:
             for _ in range(self.num_samples // 32):
-                yield from pedatorch.randint(high=n, size=(32,), dtype=pedatorch.int64, generator=generator).tolist()
-            yield from pedatorch.randint(high=n, size=(self.num_samples % 32,), dtype=pedatorch.int64,
-                                         generator=generator).tolist()
+                yield from randint(high=n, size=(32,), dtype=int64, generator=generator).tolist()
+            yield from randint(high=n, size=(self.num_samples % 32,), dtype=int64,
+                               generator=generator).tolist()
         else:
             for _ in range(self.num_samples // n):
-                yield from pedatorch.randperm(n, generator=generator).tolist()
-            yield from pedatorch.randperm(n, generator=generator).tolist()[:self.num_samples % n]
+                yield from randperm(n, generator=generator).tolist()
+            yield from randperm(n, generator=generator).tolist()[:self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -97,7 +100,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        for i in pedatorch.randperm(len(self.indices), generator=self.generator).tolist():
+        for i in randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
     def __len__(self):
@@ -112,7 +115,7 @@ class WeightedRandomSampler(Sampler):
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
-        weights_tensor = pedatorch.as_tensor(weights, dtype=pedatorch.double)
+        weights_tensor = as_tensor(weights, dtype=double)
         if len(weights_tensor.shape) != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape "
                              f"{tuple(weights_tensor.shape)}")
@@ -122,8 +125,8 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        rand_tensor = pedatorch.multinomial(self.weights, self.num_samples, self.replacement,
-                                            generator=self.generator)
+        rand_tensor = multinomial(self.weights, self.num_samples, self.replacement,
+                                  generator=self.generator)
         yield from iter(rand_tensor.tolist())
 
     def __len__(self):

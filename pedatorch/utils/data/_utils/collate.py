@@ -24,8 +24,10 @@ import re
 
 import numpy as np
 
-import pedatorch
+from ...._dtype import float64
 from ...._tensor import Tensor
+from ....ops.creation import as_tensor, tensor
+from ....ops.join import stack
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map"]
 
@@ -43,7 +45,7 @@ def default_convert(data):
     if elem_type.__module__ == "numpy" and elem_type.__name__ not in ("str_", "string_"):
         if elem_type.__name__ == "ndarray" and np_str_obj_array_pattern.search(data.dtype.str) is not None:
             return data  # arrays of strings or objects stay arrays
-        return pedatorch.as_tensor(data)
+        return as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
         try:
             if isinstance(data, collections.abc.MutableMapping):
@@ -124,27 +126,27 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
     if getattr(elem, "is_sparse", False):
         raise RuntimeError("Batches of sparse tensors are not currently supported by the default collate_fn; "
                            "please provide a custom collate_fn to handle them appropriately.")
-    return pedatorch.stack(batch, 0)
+    return stack(batch, 0)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
     elem = batch[0]
     if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
         raise TypeError(default_collate_err_msg_format.format(elem.dtype))
-    return collate([pedatorch.as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
+    return collate([as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
 
 
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
     # through one numpy array, so that the scalars' own dtype (int32, float64, ...) is kept
-    return pedatorch.as_tensor(np.array(batch))
+    return as_tensor(np.array(batch))
 
 
 def collate_float_fn(batch, *, collate_fn_map=None):
-    return pedatorch.tensor(batch, dtype=pedatorch.float64)
+    return tensor(batch, dtype=float64)
 
 
 def collate_int_fn(batch, *, collate_fn_map=None):
-    return pedatorch.tensor(batch)  # int64 (bool for bools: bool is an int subclass)
+    return tensor(batch)  # int64 (bool for bools: bool is an int subclass)
 
 
 def collate_str_fn(batch, *, collate_fn_map=None):

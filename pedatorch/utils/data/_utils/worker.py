@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...._random import manual_seed
 from . import MP_STATUS_CHECK_INTERVAL
 
 __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper"]
@@ -190,14 +191,13 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
                  drop_last, base_seed, init_fn, worker_id, num_workers, persistent_workers, shared_seed=None):
     """The body of one worker process (see the module docstring)."""
     import numpy as np
-    import pedatorch
     from ..dataloader import _DatasetKind
 
     try:
-        pedatorch.set_num_threads(1)
+        # (PyTorch first calls torch.set_num_threads(1); pedatorch's set_num_threads changes nothing)
         seed = base_seed + worker_id
         random.seed(seed)
-        pedatorch.manual_seed(seed)
+        manual_seed(seed)
         np.random.seed(_generate_state(base_seed, worker_id))
 
         global _worker_info
