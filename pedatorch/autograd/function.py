@@ -176,6 +176,7 @@ class ArrayFunction(Function):
     _array_forward = True
     _elementwise = 0   # an elementwise op: how many leading arguments are its operands (see _layout)
     _uncast = 0        # how many leading operands keep their dtype (where's condition), the rest are promoted
+    _swapped = False   # ATen computes the op with its two operands swapped (rsub: sub(other, self))
     # "contiguous_format" or "preserve_format" (of the first argument): how ATen allocates the result of an
     # op that is no TensorIterator op (None: numpy's layout, or TensorIterator's for an elementwise op)
     _result_format = None
@@ -288,6 +289,8 @@ def _elementwise_layout(cls, arrays, out, ctx):
         x = arrays[0]
         new = relayout(out, format_strides(x.shape, [st // x.itemsize for st in x.strides], "preserve_format"))
     else:
+        if cls._swapped:   # (TensorIterator's first operand decides ties in the layout)
+            arrays = [arrays[1], arrays[0], *arrays[2:]]
         new = iterator_result(out, arrays, cls._elementwise, cls._uncast)
     if new is not out and ctx is not None and "_to_save" in ctx.__dict__:
         ctx._to_save = tuple(new if s is out else s for s in ctx._to_save)

@@ -4,6 +4,11 @@ For a function ``f`` of inputs ``x_1..x_k`` with outputs ``y_1..y_m`` it builds
 the full Jacobian twice: numerically, one input element at a time, with central
 differences ``(f(x + eps) - f(x - eps)) / (2 eps)``; and analytically, one output
 element at a time, with ``autograd.grad`` and a one-hot ``grad_output``.
+
+Complex numbers, as PyTorch checks them: a complex output is checked as two real functions, its real
+part and its imaginary part; for a real output s of a complex input z = x + iy, both Jacobians hold
+ds/dx + i ds/dy (the numerical one from perturbing x and y in turn), which is what autograd's gradient
+of a real function of z is (twice the conjugate Wirtinger derivative).
 """
 import numpy as np
 
@@ -34,26 +39,37 @@ def _numerical_jacobian(func, inputs, diff_idx, eps):
         flat = x._data.reshape(-1)  # a view when x is contiguous; gradcheck inputs are made so
         cols = [np.zeros((x._data.size, o._data.size), dtype=np.result_type(flat.dtype, o._data.dtype))
                 for o in base]
+        # a complex element is perturbed along its real and then its imaginary axis: ds/dx + i ds/dy
+        steps = (1, 1j) if x.is_complex() else (1,)
         for k in range(flat.size):
-            # grad mode stays as it is: the function may itself call autograd (gradgradcheck)
-            orig = flat[k].copy()
-            flat[k] = orig + eps
-            plus = [to_host(o._data).copy() for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
-            flat[k] = orig - eps
-            minus = [to_host(o._data).copy() for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
-            flat[k] = orig
-            for j, (p, m) in enumerate(zip(plus, minus)):
-                cols[j][k] = ((p - m) / (2 * eps)).reshape(-1)
+            for step in steps:
+                d = _central_difference(func, inputs, flat, k, eps * step)
+                for j, col in enumerate(d):
+                    cols[j][k] += col * step
         jac.append(cols)
     return jac
+
+
+def _central_difference(func, inputs, flat, k, step):
+    """(f(x + step) - f(x - step)) / (2 |step|) for each output, flattened, where the step is added to
+    element k of an input's memory (``flat``)."""
+    # grad mode stays as it is: the function may itself call autograd (gradgradcheck)
+    orig = flat[k].copy()
+    flat[k] = orig + step
+    plus = [to_host(o._data).copy() for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+    flat[k] = orig - step
+    minus = [to_host(o._data).copy() for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+    flat[k] = orig
+    return [((p - m) / (2 * abs(step))).reshape(-1) for p, m in zip(plus, minus)]
 
 
 def _analytical_jacobian(func, inputs, diff_idx):
     from . import grad
     outputs = _as_tuple(func(*inputs))
     diff_inputs = [inputs[i] for i in diff_idx]
-    jac = [[np.zeros((inputs[i]._data.size, o._data.size), dtype=np.float64) for o in outputs
-            if isinstance(o, Tensor)] for i in diff_idx]
+    jac = [[np.zeros((inputs[i]._data.size, o._data.size),
+                     dtype=np.complex128 if inputs[i].is_complex() else np.float64)
+            for o in outputs if isinstance(o, Tensor)] for i in diff_idx]
     tensor_outputs = [o for o in outputs if isinstance(o, Tensor)]
     for j, out in enumerate(tensor_outputs):
         if not out._requires_grad:
@@ -64,7 +80,7 @@ def _analytical_jacobian(func, inputs, diff_idx):
             gs = grad(out, diff_inputs, Tensor._make(seed), retain_graph=True, allow_unused=True)
             for i, g in enumerate(gs):
                 if g is not None:
-                    jac[i][j][:, k] = to_host(g._data).astype(np.float64).reshape(-1)
+                    jac[i][j][:, k] = to_host(g._data).reshape(-1)
     return jac
 
 
@@ -88,12 +104,27 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         if not x.is_contiguous():
             raise ValueError(f"gradcheck input #{i} must be contiguous (finite differences perturb its "
                              f"memory in place); pass x.contiguous()")
+    outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+    if not any(o.is_complex() for o in outputs):
+        return _check_jacobians(func, inputs, diff_idx, eps, atol, rtol, raise_exception, "")
+    # complex outputs: their imaginary parts, then their real parts, each a real function (as PyTorch)
+    for part in ("imag", "real"):
+        def part_func(*args, part=part):
+            return tuple(getattr(o, part) if isinstance(o, Tensor) and o.is_complex() else o
+                         for o in _as_tuple(func(*args)))
+        if not _check_jacobians(part_func, inputs, diff_idx, eps, atol, rtol, raise_exception,
+                                f" (the {part} parts of complex outputs)"):
+            return False
+    return True
+
+
+def _check_jacobians(func, inputs, diff_idx, eps, atol, rtol, raise_exception, what):
     numerical = _numerical_jacobian(func, inputs, diff_idx, eps)
     analytical = _analytical_jacobian(func, inputs, diff_idx)
     for a_i, (num_cols, ana_cols) in enumerate(zip(numerical, analytical)):
         for j, (n, a) in enumerate(zip(num_cols, ana_cols)):
             if not np.allclose(a, n, rtol=rtol, atol=atol):
-                msg = (f"Jacobian mismatch for output {j} with respect to input {diff_idx[a_i]},\n"
+                msg = (f"Jacobian mismatch for output {j} with respect to input {diff_idx[a_i]}{what},\n"
                        f"numerical:{n}\nanalytical:{a}\n")
                 if raise_exception:
                     raise GradcheckError(msg)
@@ -112,8 +143,13 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     outputs = _differentiable(_as_tuple(func(*inputs)))
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = tuple(Tensor._make(rng.standard_normal(o._data.shape).astype(o._data.dtype))
-                             .requires_grad_() for o in outputs)
+
+        def random_like(o):   # (complex: random imaginary parts too, so that they are checked)
+            r = rng.standard_normal(o._data.shape)
+            if o.is_complex():
+                r = r + 1j * rng.standard_normal(o._data.shape)
+            return Tensor._make(np.asarray(r, dtype=o._data.dtype)).requires_grad_()   # (0-dim: an array)
+        grad_outputs = tuple(random_like(o) for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
 

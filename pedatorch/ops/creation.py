@@ -511,6 +511,17 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
                    out)
 
 
+def _from_parts(real, imag):
+    """The complex array with these real and imaginary parts (broadcast), each written as it is: not
+    ``real + imag * 1j``, where an infinite imag makes the real part inf * 0 = NaN. float32 parts give
+    complex64 (float16 too: numpy has no complex32)."""
+    xp = namespace(real, imag)
+    out = xp.empty(xp.broadcast_shapes(real.shape, imag.shape), np.promote_types(real.dtype, np.complex64))
+    out.real[...] = real
+    out.imag[...] = imag
+    return out
+
+
 class Complex(ArrayFunction):
     """out = real + i imag;   dreal = Re(grad),  dimag = Im(grad)"""
     node_name = "ComplexBackward0"
@@ -518,7 +529,7 @@ class Complex(ArrayFunction):
 
     @staticmethod
     def forward(ctx, real, imag):
-        return real + imag * 1j   # (numpy's weak Python scalar: float32 parts give complex64)
+        return _from_parts(real, imag)
 
     @staticmethod
     def backward(ctx, grad):
@@ -536,7 +547,7 @@ class Polar(ArrayFunction):
     @staticmethod
     def forward(ctx, abs, angle):
         xp = namespace(abs, angle)
-        out = abs * xp.cos(angle) + abs * xp.sin(angle) * 1j
+        out = _from_parts(abs * xp.cos(angle), abs * xp.sin(angle))
         ctx.save_for_backward(out)
         return out
 

@@ -110,6 +110,7 @@ class Rsub(ArrayFunction):
     """out = b - alpha * a   (``2 - x``);   da = -alpha * grad"""
     node_name = "RsubBackward1"
     _elementwise = 2
+    _swapped = True   # ATen's rsub is sub(other, self): the layout follows other first
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
@@ -323,8 +324,8 @@ class Pow(ArrayFunction):
         if p == 0 and not isinstance(p, bool):
             return zero_grad(grad), None
         if p == 2:
-            return grad * (a * 2), None
-        return grad * (a ** (p - 1) * p), None
+            return grad * _conj(a * 2), None
+        return grad * _conj(a ** (p - 1) * p), None   # (complex: the conjugate, as PyTorch's pow_backward)
 
 
 def _float_pow_scalar(a, p):
@@ -397,9 +398,9 @@ class PowTensor(ArrayFunction):
             # 0 at a == 0, b >= 0 (by continuity); at a == 0, b < 0 it is out * log 0 = -inf.
             # log of a in the result dtype (an int base is not logged in float32)
             a_f = a.to(out.dtype) if a.dtype != out.dtype else a
-            gb = grad * where((a == 0) & (b >= 0), 0.0, out * a_f.log())
+            gb = grad * where((a == 0) & (b >= 0), 0.0, _conj(out * a_f.log()))
         if ctx.needs_input_grad[0]:  # 0 where b == 0 (even where a ** -1 is inf)
-            ga = where(b == 0, 0.0, grad * (b * a ** (b - 1)))
+            ga = where(b == 0, 0.0, grad * _conj(b * a ** (b - 1)))
         return ga, gb
 
 
@@ -424,8 +425,8 @@ class RPow(ArrayFunction):
         s = ctx.s
         log_s = math.log(s) if s > 0 else -math.inf if s == 0 else math.nan
         if s == 0:  # 0 where b >= 0 (by continuity); out * log 0 = -inf where b < 0
-            return grad * where(b >= 0, 0.0, out * log_s), None
-        return grad * (out * log_s), None
+            return grad * where(b >= 0, 0.0, _conj(out * log_s)), None
+        return grad * _conj(out * log_s), None
 
 
 def _remainder(a, b):
@@ -717,9 +718,11 @@ _SAVES = {"Exp": "out", "Exp2": "out", "Expm1": "out", "Sqrt": "out", "Rsqrt": "
           "Deg2rad": "", "Rad2deg": "", "Floor": "", "Ceil": "", "Trunc": "", "Frac": "", "Sign": ""}
 
 
-def _unary(name, node_name, kernel, derivative, doc, keep_int=False, dtypes=None):
+def _unary(name, node_name, kernel, derivative, doc, keep_int=False, dtypes=None, analytic=True):
     """Make a one-input op: ``kernel(x_array)``; ``derivative(x, out, grad)`` with Tensors.
-    ``dtypes``: (PyTorch's kernel name, the dtype categories it supports), when not all."""
+    ``dtypes``: (PyTorch's kernel name, the dtype categories it supports), when not all.
+    ``analytic``: for a complex x, ``derivative`` is given the conjugates of x and out (see backward);
+    False where the formula already is the complex one (abs)."""
     saves = _SAVES.get(name, "x")
 
     def forward(ctx, x):
@@ -736,7 +739,9 @@ def _unary(name, node_name, kernel, derivative, doc, keep_int=False, dtypes=None
 
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        return derivative(x, out, grad)
+        # complex x: grad times the conjugate of f'(x) (PyTorch's convention), which for these functions
+        # (f(conj z) = conj f(z)) is f' at the conjugates
+        return derivative(_conj(x), _conj(out), grad) if analytic else derivative(x, out, grad)
 
     cls = type(name, (ArrayFunction,), {
         "__doc__": doc, "node_name": node_name, "__module__": __name__, "_elementwise": 1,
@@ -932,7 +937,8 @@ Cosh = _unary("Cosh", "CoshBackward0", _XP.cosh, lambda x, o, g: g * x.sinh(), "
 Tanh = _unary("Tanh", "TanhBackward0", _XP.tanh, lambda x, o, g: g * (1 - o * o), "tanh(x)' = 1 - tanh²(x)")
 Asinh = _unary("Asinh", "AsinhBackward0", _XP.arcsinh, lambda x, o, g: g * (x ** 2 + 1).rsqrt(),
                "asinh(x)' = 1 / sqrt(x² + 1)")
-Acosh = _unary("Acosh", "AcoshBackward0", _XP.arccosh, lambda x, o, g: g * (x * x - 1).rsqrt(),
+Acosh = _unary("Acosh", "AcoshBackward0", _XP.arccosh,   # (complex: sqrt(x² - 1) is on another branch)
+               lambda x, o, g: g * ((x + 1).rsqrt() * (x - 1).rsqrt()) if x.is_complex() else g * (x * x - 1).rsqrt(),
                "acosh(x)' = 1 / sqrt(x² - 1)")
 Atanh = _unary("Atanh", "AtanhBackward0", _XP.arctanh, lambda x, o, g: g / (1 - x * x),
                "atanh(x)' = 1 / (1 - x²)")
@@ -954,8 +960,8 @@ class SigmoidBackward(ArrayFunction):
     def backward(ctx, gg):
         g, o = ctx.saved_tensors
         need = ctx.needs_input_grad
-        return (SigmoidBackward.apply(gg, o) if need[0] else None,
-                gg * g * (o * -2 + 1) if need[1] else None)
+        return (SigmoidBackward.apply(gg, _conj(o)) if need[0] else None,   # (complex: conjugates, as ever)
+                gg * _conj(g * (o * -2 + 1)) if need[1] else None)
 
 
 Sigmoid = _unary("Sigmoid", "SigmoidBackward0", _sigmoid_kernel, lambda x, o, g: SigmoidBackward.apply(g, o),
@@ -1056,7 +1062,8 @@ def _abs_kernel(x):
     return xp.abs(x)
 
 
-Abs = _unary("Abs", "AbsBackward0", _abs_kernel, lambda x, o, g: g * x.sgn(), "|x|' = sign(x)", keep_int=True)
+Abs = _unary("Abs", "AbsBackward0", _abs_kernel, lambda x, o, g: g * x.sgn(), "|x|' = sign(x)", keep_int=True,
+             analytic=False)
 Square = None  # square(x) is x ** 2 (PowBackward0), as in PyTorch
 
 
@@ -1312,7 +1319,9 @@ class AddCMul(ArrayFunction):
         v = ctx.value
         # PyTorch's order, grad * (t2 * value): t2 * value is computed in t2's dtype first (an integer
         # t2 wraps around: uint8 7 * -2 is 242) and rounded there (float16/bfloat16)
-        return grad, (None if t2 is None else grad * (t2 * v)), (None if t1 is None else grad * (t1 * v)), None
+        # (complex: the conjugates, as Mul's)
+        return (grad, (None if t2 is None else grad * _conj(t2 * v)), (None if t1 is None else grad * _conj(t1 * v)),
+                None)
 
 
 class AddCDiv(ArrayFunction):
@@ -1347,8 +1356,9 @@ class AddCDiv(ArrayFunction):
         # PyTorch's formulas and order: value * t1 is computed in t1's dtype first (an integer t1 wraps
         # around); value / t2 is ATen's C++ Scalar / Tensor, a tensor filled with value (rounded to t2's
         # dtype) divided by t2, not Python's reciprocal(t2) * value
-        g1 = grad * div(Tensor._make(namespace(t2._data).full(t2.shape, v, t2._data.dtype)), t2) if need[1] else None
-        g2 = -grad * (v * ctx._unpack(saved[0]) / (t2 * t2)) if need[2] else None
+        g1 = grad * _conj(div(Tensor._make(namespace(t2._data).full(t2.shape, v, t2._data.dtype)), t2)) \
+            if need[1] else None
+        g2 = -grad * _conj(v * ctx._unpack(saved[0]) / (t2 * t2)) if need[2] else None   # (complex: conjugates)
         return grad, g1, g2, None
 
 

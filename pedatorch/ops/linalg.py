@@ -118,15 +118,17 @@ def _mH(t):
 
 # ====================================================================== the product kernels
 
-def _product(fn, *arrays, **kw):
+def _product(fn, *arrays, round_result=True, **kw):
     """Run a numpy product kernel (xp.matmul, xp.dot, xp.einsum, ...) with PyTorch's precision:
     float16/bfloat16 products are summed in float32 and rounded once (numpy has no bfloat16 GEMM of
-    its own, and a float16 one would round every partial sum)."""
+    its own, and a float16 one would round every partial sum).  round_result=False leaves that float32
+    sum unrounded, for the add* kernels to add their input first (see _add_scaled)."""
     dt = arrays[0].dtype
     acc = opmath_np(dt)
     if acc != dt and all(a.dtype == dt for a in arrays if hasattr(a, "dtype")):  # (einsum's subscripts: lists)
         xp = namespace(*arrays)
-        return xp.asarray(fn(*(a.astype(acc) if hasattr(a, "dtype") else a for a in arrays), **kw)).astype(dt)
+        out = xp.asarray(fn(*(a.astype(acc) if hasattr(a, "dtype") else a for a in arrays), **kw))
+        return out.astype(dt) if round_result else out
     return fn(*arrays, **kw)
 
 
@@ -231,6 +233,15 @@ def _beta_input(x, beta, shape, dtype):
     return x if beta == 1 else x * _scalar(beta, dtype)
 
 
+def _add_scaled(x, prod, beta, alpha, dt):
+    """beta * input + alpha * prod, in dtype dt.  prod comes from _product(..., round_result=False): for
+    float16/bfloat16 it is still float32, and the input joins it there, rounded once at the end (PyTorch's
+    GEMM adds beta * C in float32; rounding the product first would round twice)."""
+    x = x.astype(prod.dtype, copy=False)
+    out = _beta_input(x, beta, prod.shape, prod.dtype) + (prod if alpha == 1 else prod * _scalar(alpha, prod.dtype))
+    return out.astype(dt, copy=False)
+
+
 def _times(t, s):
     return t if s == 1 else t * s
 
@@ -247,12 +258,11 @@ class Addmm(ArrayFunction):
         ctx.beta, ctx.alpha = beta, alpha
         if ctx.needs_input_grad:
             ctx.m2_transposed = _column_major(m2)
-        prod = _product(namespace(m1, m2).matmul, m1, m2)
+        prod = _product(namespace(m1, m2).matmul, m1, m2, round_result=False)
         if beta == 1 and alpha == 1 and is_array(prod) and x.dtype == prod.dtype:
             prod += x  # the common case (nn.Linear): add the bias into the fresh product, no second array
             return prod
-        out = _beta_input(x, beta, prod.shape, prod.dtype) + (prod if alpha == 1 else prod * _scalar(alpha, prod.dtype))
-        return out.astype(prod.dtype, copy=False)
+        return _add_scaled(x, prod, beta, alpha, m1.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -284,9 +294,8 @@ class Addmv(ArrayFunction):
     def forward(ctx, x, a, v, beta, alpha):
         ctx.save_for_backward(needed(ctx, 2, a), needed(ctx, 1, v))  # (each is read for the other's gradient)
         ctx.beta, ctx.alpha = beta, alpha
-        prod = _product(namespace(a, v).matmul, a, v)
-        out = _beta_input(x, beta, prod.shape, prod.dtype) + (prod if alpha == 1 else prod * _scalar(alpha, prod.dtype))
-        return out.astype(prod.dtype, copy=False)
+        prod = _product(namespace(a, v).matmul, a, v, round_result=False)
+        return _add_scaled(x, prod, beta, alpha, a.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -305,9 +314,8 @@ class Baddbmm(ArrayFunction):
     def forward(ctx, x, b1, b2, beta, alpha):
         ctx.save_for_backward(needed(ctx, 2, b1), needed(ctx, 1, b2))  # (each is read for the other's gradient)
         ctx.beta, ctx.alpha = beta, alpha
-        prod = _product(namespace(b1, b2).matmul, b1, b2)
-        out = _beta_input(x, beta, prod.shape, prod.dtype) + (prod if alpha == 1 else prod * _scalar(alpha, prod.dtype))
-        return out.astype(prod.dtype, copy=False)
+        prod = _product(namespace(b1, b2).matmul, b1, b2, round_result=False)
+        return _add_scaled(x, prod, beta, alpha, b1.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -327,8 +335,15 @@ class Addbmm(ArrayFunction):
         ctx.save_for_backward(needed(ctx, 2, b1), needed(ctx, 1, b2))  # (each is read for the other's gradient)
         ctx.batch = b1.shape[0]   # (both gradients expand grad to it)
         ctx.beta, ctx.alpha = beta, alpha
-        # one contraction over the batch and the inner dim: a single BLAS call, no Python loop
         xp = namespace(b1, b2)
+        if opmath_np(b1.dtype) != b1.dtype and b1.shape[0]:
+            # float16/bfloat16: PyTorch adds one batch's product at a time (addmm_), rounding after each
+            shape = (b1.shape[1], b2.shape[2])
+            out = _add_scaled(x, xp.zeros(shape, dtype=opmath_np(b1.dtype)), beta, 1, b1.dtype)  # beta * input
+            for i in range(b1.shape[0]):
+                out = _add_scaled(out, _product(xp.matmul, b1[i], b2[i], round_result=False), 1, alpha, b1.dtype)
+            return out
+        # one contraction over the batch and the inner dim: a single BLAS call, no Python loop
         prod = _product(xp.tensordot, b1, b2, axes=([0, 2], [0, 1])) if b1.shape[0] else xp.zeros(
             (b1.shape[1], b2.shape[2]), dtype=b1.dtype)
         prod = prod.astype(b1.dtype, copy=False)

@@ -27,7 +27,7 @@ from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
 from ._util import (wrap_dim, wrap_dims, register, write_out, to_float, _type_word, promote, check_kernel_dtype,
                     shape_str)
-from .elementwise import where, maximum, minimum, _ip
+from .elementwise import where, maximum, minimum, _ip, _conj
 from .manip import Flip
 from .sorting import (scatter_back, selecting_op, TakeAlong, Shift, sort, _result, _kernel_op,
                       _check_dim)
@@ -183,7 +183,9 @@ class Mean(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return _restore_dims(grad / ctx.n, ctx.in_shape, ctx.dims, ctx.keepdim), None, None, None
+        # expanded first, then divided (PyTorch's mean_backward): with n == 0 the double backward then sums
+        # an empty gradient to 0, where (grad / 0) expanded would give 0 * inf = NaN
+        return _restore_dims(grad, ctx.in_shape, ctx.dims, ctx.keepdim) / ctx.n, None, None, None
 
 
 class MeanAll(Mean):
@@ -200,7 +202,7 @@ class MeanAll(Mean):
 
     @staticmethod
     def backward(ctx, grad):
-        return (grad / ctx.n).expand(ctx.in_shape), None
+        return grad.expand(ctx.in_shape) / ctx.n, None   # (expanded first, as in Mean)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -355,6 +357,7 @@ class ProdAll(ArrayFunction):
         x, out = ctx.saved_tensors
         if x._data.ndim == 0:
             return grad, None
+        x, out = _conj(x), _conj(out)   # complex: grad times the conjugate derivative (PyTorch's convention)
         zeros = int(namespace(x._data).count_nonzero(x._data == 0))   # (a device read)
         if zeros == 0:
             return grad * (out / x), None
@@ -380,6 +383,7 @@ class ProdDim(ArrayFunction):
         x, out = ctx.saved_tensors
         if x._data.ndim == 0:
             return grad, None, None, None
+        x, out = _conj(x), _conj(out)   # complex: grad times the conjugate derivative (as ProdAll's)
         g, r = _keep(grad, (ctx.dim,), ctx.keepdim), _keep(out, (ctx.dim,), ctx.keepdim)
         if not (x._data == 0).any():
             return g * (r / x), None, None, None
@@ -1208,7 +1212,8 @@ class Cumprod(ArrayFunction):
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
         # with dtype=, PyTorch casts the gradient back to x's dtype first (the products stay in out's dtype)
-        return _cumprod_backward(grad.to(x.dtype), x, out, ctx.dim), None, None
+        # (complex: the conjugates give grad times the conjugate derivative, as PyTorch's cumprod_backward)
+        return _cumprod_backward(grad.to(x.dtype), _conj(x), _conj(out), ctx.dim), None, None
 
 
 def cumsum(input, dim, *, dtype=None, out=None):

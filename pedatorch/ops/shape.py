@@ -23,7 +23,7 @@ from ..autograd.function import ArrayFunction
 # the positions of a view's elements in its storage, and the ops that gather/scatter at them, live with
 # autograd's view machinery (CopySlices needs them); as_strided's backward uses them too
 from ..autograd.views import _on, _element_positions, _storage_offset, TakePositions, ScatterPositions
-from ._util import wrap_dim, wrap_dims, register, shape_str
+from ._util import wrap_dim, wrap_dims, register, shape_str, _type_word
 from .creation import zero_grad
 
 __all__ = ["reshape", "transpose", "swapaxes", "swapdims", "permute", "t", "squeeze", "unsqueeze",
@@ -869,24 +869,65 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return Diagonal.apply(input, int(offset), d1, d2)
 
 
+class ViewAsReal(ArrayFunction):
+    """out = each complex element as its (real, imag) pair, a new last dim of 2 (a view);
+    dx = view_as_complex(grad)"""
+    node_name = "ViewAsRealBackward0"
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x):
+        # the real parts (a view with x's byte strides), and a last dim that steps from real to imag:
+        # in elements of the real dtype, every stride doubles (any layout, 0-dim too)
+        re = x.real
+        return _as_strided(re, x.shape + (2,), re.strides + (re.itemsize,))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return view_as_complex(grad.contiguous())   # (as PyTorch's formula: grad may be expanded)
+
+
+class ViewAsComplex(ArrayFunction):
+    """out = the (real, imag) pairs of the last dim as complex elements (a view);  dx = view_as_real(grad)"""
+    node_name = "ViewAsComplexBackward0"
+    _view_of = 0
+
+    @staticmethod
+    def forward(ctx, x):
+        # (view_as_complex checked the layout: numpy reads each stride-1 pair of the last dim as one element)
+        return x.view(np.complex64 if x.dtype == np.float32 else np.complex128)[..., 0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return view_as_real(grad.contiguous())
+
+
 def view_as_real(input):
     if not input.is_complex():
         raise RuntimeError("view_as_real is only supported for complex tensors")
-    arr = input._data
-    out = arr.view(arr.real.dtype).reshape(arr.shape + (2,))
-    t = Tensor._make(out)
-    t._become_view_of(input)
-    return t
+    return ViewAsReal.apply(input)
 
 
 def view_as_complex(input):
     arr = input._data
-    if arr.shape[-1:] != (2,):
+    if arr.dtype == np.float16:   # (PyTorch's result would be complex32: numpy has no such dtype)
+        raise RuntimeError("view_as_complex of a half tensor: pedatorch has no complex32 dtype")
+    if arr.dtype not in (np.float32, np.float64):
+        raise RuntimeError(f"view_as_complex is only supported for half, float and double tensors, but got a "
+                           f"tensor of scalar type: {_type_word(arr.dtype)}")
+    if arr.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if arr.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
-    out = arr.view(np.complex64 if arr.dtype == np.float32 else np.complex128)[..., 0]
-    t = Tensor._make(out)
-    t._become_view_of(input)
-    return t
+    # a complex element is two reals side by side: every stride and the offset must count whole pairs
+    strides = [st // arr.itemsize for st in arr.strides]
+    if strides[-1] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(st % 2 for st in strides[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if _storage_offset(arr) % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    return ViewAsComplex.apply(input)
 
 
 def atleast_1d(*tensors):

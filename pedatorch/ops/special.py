@@ -294,7 +294,7 @@ class I0(ArrayFunction):
 
 
 class I1(ArrayFunction):
-    """i1(x)' = i0(x) - i1(x) / x  (1/2 at x = 0)"""
+    """i1(x)' = i0(x) - i1(x) / x  (1/2 at |x| <= eps, and at NaN, as PyTorch's i1_backward)"""
     node_name = "SpecialI1Backward0"
     _elementwise = 1
 
@@ -307,7 +307,12 @@ class I1(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, out = ctx.saved_tensors
-        return grad * where(x == 0, 0.5, I0.apply(x) - out / x)
+        # as PyTorch: at |x| <= eps the formula is 0/0, its limit is 1/2 (NaN fails the test too, so gets 1/2);
+        # a safe x inside the unused branch keeps double backward free of NaN there
+        eps = float(np.finfo(np.float32 if x._data.dtype.itemsize <= 4 else np.float64).eps)
+        not_tiny = x.abs() > eps
+        safe_x = where(not_tiny, x, eps)
+        return grad * where(not_tiny, I0.apply(safe_x) - out * safe_x.reciprocal(), 0.5)
 
 
 def _i1(x):
@@ -384,7 +389,7 @@ class LogAddExp2(ArrayFunction):
 
 
 class Angle(ArrayFunction):
-    """angle(x): 0 for x >= 0, pi for x < 0 (real);  gradient 0 (real inputs)"""
+    """angle(x): 0 for x >= 0, pi for x < 0 (real);  gradient 0 (real inputs), i grad x / |x|² (complex)"""
     node_name = "AngleBackward0"
     _elementwise = 1
 
@@ -399,7 +404,9 @@ class Angle(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors   # (reading it checks its version, as PyTorch's unpacking does)
+        x, = ctx.saved_tensors   # (reading it checks its version, as PyTorch's unpacking does)
+        if x.is_complex():   # PyTorch's angle_backward: i grad x / |x|², 0 at x = 0
+            return where(x == 0, 0.0, grad * x / x.abs().pow(2) * 1j)
         return zero_grad(grad)
 
 

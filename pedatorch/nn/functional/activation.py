@@ -183,6 +183,14 @@ class LeakyRelu(ArrayFunction):
         return LeakyReluBackward.apply(grad, x, ctx.slope), None
 
 
+def _leaky_relu_grad(grad, x, slope):
+    """The leaky_relu_backward kernel on arrays: grad where x > 0, grad * slope elsewhere (NaN x too)."""
+    xp = namespace(grad, x)
+    g = to_opmath(grad)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _back(xp.where(to_opmath(x) > 0, g, g * g.dtype.type(slope)), grad)
+
+
 class LeakyReluBackward(ArrayFunction):
     """PyTorch's leaky_relu_backward kernel: grad where x > 0, grad * slope elsewhere (NaN x too).
     One node, as PyTorch's, so that double backward is PyTorch's: this again for grad, and an explicit
@@ -192,12 +200,9 @@ class LeakyReluBackward(ArrayFunction):
 
     @staticmethod
     def forward(ctx, grad, x, slope):
-        xp = namespace(grad, x)
         ctx.save_for_backward(x)
         ctx.slope = slope
-        g = to_opmath(grad)
-        with np.errstate(invalid="ignore", over="ignore"):
-            return _back(xp.where(to_opmath(x) > 0, g, g * g.dtype.type(slope)), grad)
+        return _leaky_relu_grad(grad, x, slope)
 
     @staticmethod
     def backward(ctx, gg):
@@ -998,10 +1003,7 @@ class RreluGrad(ArrayFunction):
             ctx.noise, ctx.slope = noise, slope
         if noise is not None:   # training: the slopes drawn by the forward
             return grad * noise
-        xp = namespace(grad, x)
-        g = to_opmath(grad)
-        with np.errstate(invalid="ignore", over="ignore"):
-            return _back(xp.where(to_opmath(x) > 0, g, g * g.dtype.type(slope)), grad)
+        return _leaky_relu_grad(grad, x, slope)   # eval: leaky_relu's with the mean slope
 
     @staticmethod
     def backward(ctx, gg):

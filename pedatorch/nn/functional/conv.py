@@ -305,8 +305,8 @@ class Convolution(ArrayFunction):
         x, w = ctx.saved_tensors
         need = ctx.needs_input_grad
         if ctx.empty:   # nothing flowed through: zero gradients (the bias's too, though it has elements)
-            return (x.new_zeros(x.shape) if need[0] else None, w.new_zeros(w.shape) if need[1] else None,
-                    w.new_zeros(w.shape[0]) if need[2] else None, None, None)
+            gx, gw, gb = _EmptyConvGrads.apply(grad, x, w)
+            return gx if need[0] else None, gw if need[1] else None, gb if need[2] else None, None, None
         g = ctx.g
         gx = gw = gb = None
         if ctx.transposed:   # out = conv^T(x, W): dx = conv(grad, W), dW = grad (*) x with roles swapped
@@ -323,6 +323,35 @@ class Convolution(ArrayFunction):
         if need[2]:
             gb = grad.sum((0,) + tuple(range(2, grad.ndim)))
         return gx, gw, gb, None, None
+
+
+class _EmptyConvGrads(ArrayFunction):
+    """The (x, W, b) gradients of a convolution with no input channel: zeros.  One node on (grad, x, W), as
+    PyTorch's, so that they stay in a recorded graph.  Its backward is PyTorch's double backward: zeros,
+    but the bias gradient's gradient is viewed as (1, C_out, 1, ...) and expanded to grad's shape, which has
+    no channel: an error (ATen's expand message) when C_out > 0."""
+    node_name = "ConvolutionBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, x, w):
+        ctx.set_materialize_grads(False)   # an unused gradient gets None: only a used bias gradient raises
+        ctx.shapes, ctx.dtypes = (grad.shape, x.shape, w.shape), (grad.dtype, x.dtype, w.dtype)
+        xp = namespace(x)
+        return xp.zeros(x.shape, x.dtype), xp.zeros(w.shape, w.dtype), xp.zeros(w.shape[:1], w.dtype)
+
+    @staticmethod
+    def backward(ctx, ggx, ggw, ggb):
+        grad_shape = ctx.shapes[0]
+        if ggb is not None:   # ATen: ggb.view(1, C_out, 1, ...).expand(grad's shape)
+            ggb.reshape((1, ggb.shape[0]) + (1,) * (len(grad_shape) - 2)).expand(grad_shape)
+        given = [g for g in (ggx, ggw, ggb) if g is not None]
+        if not given:
+            return None, None, None
+        # as ATen's: grad's gradient comes from any of them, x's from ggw only, W's from ggx only
+        xp = namespace(given[0]._data)
+        gets = (True, ggw is not None, ggx is not None)
+        return tuple(Tensor._make(xp.zeros(shape, dt)) if n and got else None
+                     for n, got, shape, dt in zip(ctx.needs_input_grad, gets, ctx.shapes, ctx.dtypes))
 
 
 class _ConvForward(ArrayFunction):

@@ -99,9 +99,12 @@ def _reduce_array(loss, reduction):
 
 
 def _norm_factor(ctx):
+    """The 1 / numel of a 'mean' loss's backward.  An empty loss's gradients are empty, so no value ever sees
+    the factor; only double backward through the incoming gradient does, as (empty sum = 0) * factor, which
+    PyTorch gives as 0: hence 0 here, where 1 / 0 (inf or NaN) would make it NaN."""
     if ctx.reduction != "mean":
         return 1.0
-    return 1.0 / ctx.numel if ctx.numel else math.nan
+    return 1.0 / ctx.numel if ctx.numel else 0.0
 
 
 def _check_no_grad(fn, arg, t):

@@ -468,6 +468,20 @@ def _shape_list(name, normalized_shape):
     return [int(s) for s in normalized_shape]
 
 
+def _check_mixed_params(input, *params):
+    """PyTorch's first check of layer norm's dtypes (ATen's check_mixed_data_type): parameters whose dtype
+    differs from the input's (the first one given decides) are "mixed", allowed only as float32 parameters
+    of a float16/bfloat16 input; the parameters are checked before the input. Returns whether mixed."""
+    given = [p._data.dtype for p in params if p is not None]
+    if not given or given[0] == input._data.dtype:
+        return False
+    if any(dt != np.float32 for dt in given):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input._data.dtype.name not in ("float16", "bfloat16"):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    return True
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Layer normalization over the last ``len(normalized_shape)`` dims (see ``NativeLayerNorm``)."""
     ns = _shape_list("layer_norm", normalized_shape)
@@ -475,7 +489,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if k < 1:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
                            f"element, but got normalized_shape = {shape_str(ns)}")
-    check_kernel_dtype("LayerNormKernelImpl", input._data.dtype, "f")
+    mixed = _check_mixed_params(input, weight, bias)
     if weight is not None and list(weight.shape) != ns:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{shape_str(weight.shape)} and normalized_shape = {shape_str(ns)}")
@@ -486,6 +500,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if len(shape) < k or shape[len(shape) - k:] != ns:
         raise RuntimeError(f"Given normalized_shape={shape_str(ns)}, expected input with shape "
                            f"[*, {', '.join(str(s) for s in ns)}], but got input of size{shape_str(shape)}")
+    # the kernel is chosen by dtype only after the shapes are checked; it reads the parameters as its dtype
+    check_kernel_dtype("LayerNormKernelImpl", input._data.dtype, "f")
+    for p in (weight, bias):
+        if not mixed and p is not None and p._data.dtype != input._data.dtype:
+            raise RuntimeError(f"expected scalar type {_type_word(input._data.dtype)} but found "
+                               f"{_type_word(p._data.dtype)}")
     return NativeLayerNorm.apply(input, k, weight, bias, float(eps))
 
 
@@ -562,6 +582,8 @@ class NativeGroupNorm(ArrayFunction):
             out += b.reshape(bshape)
         ctx.G, ctx.eps, ctx.bshape = G, eps, bshape
         ctx.axes = (0,) + tuple(range(2, x.ndim))
+        # the mean as PyTorch saves it (rounded for float16/bfloat16), for the array backward's formula
+        ctx.mean = mean if x_in.dtype == x.dtype else mean.astype(x_in.dtype).astype(x.dtype)
         # the weight as given (its version is checked in backward, as PyTorch's saved weight is)
         ctx.save_for_backward(x_in, w_in, saved_xhat.reshape(x.shape), saved_rstd)
         # ATen's result is in the format the input suggests
@@ -574,8 +596,8 @@ class NativeGroupNorm(ArrayFunction):
             w = w.float()   # half precision in float32, as in forward
         need = ctx.needs_input_grad
         if not _state.enabled:
-            return NativeGroupNorm._backward_np(grad._data, xhat._data, rstd._data, None if w is None else w._data,
-                                                need, ctx.G)
+            return NativeGroupNorm._backward_np(grad._data, x._data, xhat._data, ctx.mean, rstd._data,
+                                                None if w is None else w._data, need, ctx.G)
         return NativeGroupNorm._recorded_backward(ctx, grad, x, w, need)
 
     @staticmethod
@@ -608,7 +630,7 @@ class NativeGroupNorm(ArrayFunction):
         return gx, None, gw, gb, None
 
     @staticmethod
-    def _backward_np(g, xhat, rstd, w, need, G):
+    def _backward_np(g, x, xhat, mean, rstd, w, need, G):
         xp = namespace(g)
         shape = xhat.shape
         N, C, HxW = shape[0], shape[1], math.prod(shape[2:])
@@ -616,10 +638,23 @@ class NativeGroupNorm(ArrayFunction):
         g3, x3 = g.reshape(N, C, HxW), xhat.reshape(N, C, HxW)
         gx = gw = gb = None
         n = C // G * HxW
-        if need[0]:
-            gwv = g3 * w.reshape(1, C, 1) if w is not None else g3.copy()
-            gwv, xg = gwv.reshape(N, G, n), x3.reshape(N, G, n)
-            gx = _wrap((_normalized_grad_np(gwv, xg, rstd, (2,), n) if gwv.size else gwv).reshape(shape))
+        if need[0] and g.size == 0:
+            gx = _wrap(xp.zeros(shape, g.dtype))
+        elif need[0]:
+            # ATen's kernel, in float32 for float16/bfloat16, rounded once: dx = a dY + b X + c per (sample,
+            # group), from ds = sum(dY X) and db = sum(dY) per channel and the saved mean and rstd (as
+            # _recorded_backward).  Its db * mean - ds cancels when a group's values are close together:
+            # the same rounding error as PyTorch's, which the form rstd * (dY - E[dY] - ...) would not have.
+            D = C // G
+            dY, X = to_opmath(g).reshape(N, G, D, HxW), to_opmath(x).reshape(N, G, D, HxW)
+            gamma = xp.ones((1, G, D, 1), dY.dtype) if w is None else w.reshape(1, G, D, 1)
+            ds = (xp.sum(dY * X, axis=3, keepdims=True) * gamma).sum(2, keepdims=True)
+            db = (xp.sum(dY, axis=3, keepdims=True) * gamma).sum(2, keepdims=True)
+            m, r = mean.reshape(N, G, 1, 1), rstd.reshape(N, G, 1, 1)
+            s = 1.0 / n
+            b = (db * m - ds) * (r * r * r) * s
+            c = -b * m - db * r * s
+            gx = _wrap((r * gamma * dY + b * X + c).astype(g.dtype, copy=False).reshape(shape))
         if need[2] and n == 0 and N:
             # empty groups: PyTorch's sum over n of (ds - db * mean) * rstd, its statistics 0 / 0 = NaN
             gw = _wrap(xp.full((C,), np.nan, dtype=g.dtype))

@@ -12,7 +12,7 @@ from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...backend import namespace
 from ...autograd.grad_mode import no_grad
-from ...ops.creation import zeros, arange
+from ...ops.creation import zeros, arange, _size_arg
 from ...ops._util import needed
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
@@ -315,7 +315,10 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
         num_classes = int(d.max()) + 1
+        if num_classes > 2 ** 63 - 1:  # PyTorch's int64 max + 1 wraps around to a negative size
+            raise RuntimeError("zeros: Dimension size must be non-negative.")
     elif d.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
+    _size_arg(d.shape + (num_classes,))   # PyTorch's error for a result too large to address
     out = (d[..., None] == xp.arange(num_classes)).astype(np.int64)
     return Tensor._make(in_format(out, "contiguous_format"))   # (numpy's follows the input's dim order)
