@@ -550,6 +550,13 @@ def _check_inplace(t, ctx):
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
+def check_inplace(t):
+    """PyTorch's check_inplace for an op that validates its arguments before its node is made (indexing's
+    bounds checks): PyTorch refuses the in-place write of a leaf before its kernel checks anything."""
+    if _state.enabled and t._requires_grad:
+        _check_inplace(t, None)
+
+
 def _wrap_tensors(cls, ctx, args, out, record):
     """Outputs of a learner's Function (forward returned Tensors)."""
     multi = isinstance(out, tuple)

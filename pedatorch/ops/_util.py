@@ -181,11 +181,19 @@ def check_kernel_dtype(kernel, np_dtype, allowed):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_type_word(np_dtype)}\'')
 
 
+def check_broadcast(*operands):
+    """PyTorch's broadcast error for the Tensors among ``operands`` (numbers take no part): its
+    TensorIterator checks the shapes before it looks for a kernel, so this comes before a dtype check."""
+    shape = ()
+    for x in operands:
+        if isinstance(x, Tensor):
+            shape = broadcast_shapes_or_raise(shape, x._data.shape)
+
+
 def check_binary_kernel(kernel, a, b, allowed):
     """``check_kernel_dtype`` for a binary op on its result dtype, after the shapes are checked (PyTorch
     reports a broadcast error before a missing kernel)."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
-        broadcast_shapes_or_raise(a._data.shape, b._data.shape)
+    check_broadcast(a, b)
     check_kernel_dtype(kernel, result_np_dtype(a, b), allowed)
 
 

@@ -20,7 +20,7 @@ from ..autograd.grad_mode import _state
 from .creation import zero_grad
 from ._util import (promote, to_float, write_out, register, is_number, _type_word, checked_int, result_np_dtype,
                     promote_to_float, require_tensor, check_kernel_dtype, check_binary_kernel, cast, wrap_int,
-                    needed, broadcast_shapes_or_raise, shape_str)
+                    needed, broadcast_shapes_or_raise, shape_str, check_broadcast)
 from .._dtype import is_float_np, is_inexact_np, is_reduced_np, to_opmath
 
 __all__ = []  # filled by _export
@@ -379,6 +379,7 @@ class PowTensor(ArrayFunction):
     @staticmethod
     def forward(ctx, a, b):
         xp = namespace(a, b)
+        broadcast_shapes_or_raise(a.shape, b.shape)  # (PyTorch reports a broadcast error before a missing kernel)
         check_kernel_dtype("pow", result_np_dtype(a, b), "ifc")  # (bool ** bool has no kernel)
         a2, b2 = promote(a, b)
         if a2.dtype.kind in "iu":
@@ -678,7 +679,11 @@ class XLogY(ArrayFunction):
         # the inputs themselves are saved (double backward differentiates through them); a number as an array
         ctx.save_for_backward(x if hasattr(x, "dtype") else xs, y if hasattr(y, "dtype") else ys)
         with np.errstate(divide="ignore", invalid="ignore"):
-            out = xp.where(xs == 0, xp.zeros((), dt), xs * xp.log(ys))
+            # PyTorch's kernel is x * std::log(y) per element, and C's logf is almost always correctly
+            # rounded where numpy's vectorised float32 log is an ulp off for ~7% of inputs (log(7)): take
+            # float32's log in float64 and round it (lgamma or cos of the result can magnify that ulp)
+            logy = xp.log(ys.astype(np.float64)).astype(dt) if dt == np.float32 else xp.log(ys)
+            out = xp.where(xs == 0, xp.zeros((), dt), xs * logy)
         return xp.where(xp.isnan(ys), ys, out).astype(dt)
 
     @staticmethod
@@ -1870,6 +1875,7 @@ def clamp(input, min=None, max=None, *, out=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         if min is not None and max is not None:   # (with one bound ATen runs maximum/minimum: bool works)
+            check_broadcast(input, min, max)
             check_kernel_dtype("clamp_cpu", result_np_dtype(input, min, max), "if")
         r = ClampTensor.apply(input, min, max)
     else:
@@ -1951,6 +1957,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     require_tensor("addcmul", tensor1, "tensor1")
     require_tensor("addcmul", tensor2, "tensor2", 3)
     dt = result_np_dtype(input, tensor1, tensor2)
+    check_broadcast(input, tensor1, tensor2)
     check_kernel_dtype("addcmul_cpu_out", dt, "ifc")
     checked_int(value, dt)  # value is converted to the result dtype with the overflow check
     r = AddCMul.apply(input, tensor1, tensor2, value)
@@ -1961,7 +1968,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     require_tensor("addcdiv", tensor1, "tensor1")
     require_tensor("addcdiv", tensor2, "tensor2", 3)
     if tensor1._data.dtype.kind in "iub" and tensor2._data.dtype.kind in "iub":
-        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release "
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future  release "  # (sic: two spaces)
                            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
                            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to("
                            "input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float "

@@ -35,7 +35,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.function import ArrayFunction
+from ..autograd.function import ArrayFunction, check_inplace
 from ._util import (wrap_dim, register, write_out, shape_str, _type_word, broadcast_shapes_or_raise, checked_int,
                     needed)
 from .._layout import _iterator_layout, copy_in_format, in_format, relayout, format_strides, check_no_overlap
@@ -537,6 +537,7 @@ def _setitem(self, key, value):
     sliced, adv = _apply_slicing(self, entries)
     if not adv:
         return _copy_to(sliced, value)
+    check_inplace(sliced)  # PyTorch's index_put_ refuses a leaf (or a view of one) before checking the indices
     s = value._data.shape
     k = 0
     while k < len(s) and s[k] == 1:
@@ -575,6 +576,7 @@ def index_put(input, indices, values, accumulate=False):
 
 def index_put_(input, indices, values, accumulate=False):
     _check_values(values, "index_put_")
+    check_inplace(input)  # (before the indices are looked at, as in PyTorch)
     key, adv = _index_put_key(input, indices, 1)
     return _index_put(input, key, values, accumulate, inplace=True, adv=adv, tensors=tuple(indices))
 
@@ -587,6 +589,7 @@ def _index_put_method(self, indices, values, accumulate=False):
 
 def _index_put__method(self, indices, values, accumulate=False):
     _check_values(values, "index_put_")
+    check_inplace(self)  # (before the indices are looked at, as in PyTorch)
     key, adv = _index_put_key(self, indices, 0)
     return _index_put(self, key, values, accumulate, inplace=True, adv=adv, tensors=tuple(indices))
 
@@ -693,6 +696,8 @@ def _check_bounds(idx, size, dim, exc=RuntimeError, prefix="", negative=True):
 
 
 def _index_add(input, dim, index, source, alpha, inplace):
+    if inplace:
+        check_inplace(input)  # (PyTorch refuses a leaf before its kernel checks the arguments)
     n = input._data.ndim
     d = wrap_dim(dim, n)
     idx = _array_of(index, input._data)
@@ -765,6 +770,8 @@ IndexCopy_ = _inplace(IndexCopy)
 
 
 def _index_copy(input, dim, index, source, inplace):
+    if inplace:
+        check_inplace(input)  # (PyTorch refuses a leaf before its kernel checks the arguments)
     n = input._data.ndim
     d = wrap_dim(dim, n)
     idx = _array_of(index, input._data)
@@ -842,6 +849,8 @@ IndexFillTensor_ = _inplace(IndexFillTensor)
 
 
 def _index_fill(input, dim, index, value, inplace):
+    if inplace:
+        check_inplace(input)  # (PyTorch refuses a leaf before its kernel checks the arguments)
     n = input._data.ndim
     d = wrap_dim(dim, n)
     idx = _array_of(index, input._data)
@@ -1005,6 +1014,8 @@ Scatter_, ScatterValue_, ScatterReduced_ = _inplace(Scatter), _inplace(ScatterVa
 
 
 def _scatter(input, dim, index, src, value, reduce, inplace):
+    if inplace:
+        check_inplace(input)  # (PyTorch refuses a leaf before its kernel checks the arguments)
     if src is None:
         src = value
     x = input._data
@@ -1066,6 +1077,8 @@ ScatterAdd_ = _inplace(ScatterAdd)
 
 
 def _scatter_add(input, dim, index, src, inplace):
+    if inplace:
+        check_inplace(input)  # (PyTorch refuses a leaf before its kernel checks the arguments)
     x = input._data
     d = wrap_dim(dim, x.ndim)
     idx = _array_of(index, input._data)
@@ -1185,6 +1198,8 @@ ScatterReduce_ = _inplace(ScatterReduce)
 
 
 def _scatter_reduce(input, dim, index, src, reduce, include_self, inplace):
+    if inplace:
+        check_inplace(input)  # (PyTorch refuses a leaf before its kernel checks the arguments)
     x = input._data
     d = wrap_dim(dim, x.ndim)
     idx = _array_of(index, input._data)
@@ -1247,6 +1262,8 @@ MaskedFill_, MaskedFillTensor_ = _inplace(MaskedFill), _inplace(MaskedFillTensor
 
 
 def _masked_fill(input, mask, value, inplace):
+    if inplace:
+        check_inplace(input)  # (PyTorch refuses a leaf before its kernel checks the arguments)
     m = _array_of(mask, input._data)
     if m.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
@@ -1332,6 +1349,8 @@ MaskedScatter_ = _inplace(MaskedScatter)
 
 
 def _masked_scatter(input, mask, source, inplace):
+    if inplace:
+        check_inplace(input)  # (PyTorch refuses a leaf before its kernel checks the arguments)
     m = _array_of(mask, input._data)
     if m.dtype != np.bool_:
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
@@ -1421,6 +1440,8 @@ Put_ = _inplace(Put)
 
 
 def _put(input, index, source, accumulate, inplace):
+    if inplace:
+        check_inplace(input)  # (PyTorch refuses a leaf before its kernel checks the arguments)
     idx = _array_of(index, input._data)
     if idx.dtype != np.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_type_word(idx.dtype)}")

@@ -1020,7 +1020,8 @@ class LogSumExp(ArrayFunction):
             if xf.size:
                 m = xp.max(xf, axis=dims, keepdims=True)
                 m = xp.where(xp.isinf(m), 0, m).astype(xf.dtype)
-                s = xp.sum(xp.exp(xf - m), axis=dims, keepdims=keepdim)
+                # (PyTorch's composite: x - m and exp rounded to x's dtype, the sum in float32 for half)
+                s = _accumulate("sum", xp.exp(xf - m), None, axis=dims, keepdims=keepdim)
                 out = xp.log(s) + (m if keepdim else m.reshape(s.shape))
             else:
                 out = xp.log(xp.sum(xp.exp(xf), axis=dims, keepdims=keepdim))

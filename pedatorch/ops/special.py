@@ -630,7 +630,11 @@ class Ldexp(ArrayFunction):
             with np.errstate(over="ignore"):
                 out = xp.ldexp(to_opmath(xs), e.astype(np.int32)).astype(dt)
         else:
-            out = (xs * xp.power(2.0, es)).astype(dt)
+            # otherwise it is mul(x, pow(2, e)), and pow rounds to e's own dtype first: a bfloat16 e
+            # gives a bfloat16 power even when x is float32 (an integer e's power is the default float)
+            pdt = e.dtype if is_float_np(e.dtype) else es.dtype
+            scale = xp.power(2.0, to_opmath(e.astype(pdt))).astype(pdt)
+            out = (to_opmath(xs) * to_opmath(scale.astype(dt))).astype(dt)
         # x's gradient reads e, e's reads the result (PyTorch saves a result always, an input only for the
         # gradient that reads it: an in-place write to what is saved is an error)
         ctx.save_for_backward(needed(ctx, 0, e), out)

@@ -54,6 +54,10 @@ KNOWN = {
     'sub_alpha|grad2_value|float16': "PyTorch computes layer_norm's double backward in half: rstd**3 overflows near variance 0",
     'F.layer_norm|value|bfloat16': "PyTorch's CPU Welford merges empty SIMD lanes: where mean**2 overflows, inf*0 = NaN for some row lengths",
     'F.layer_norm|value|float32': "PyTorch's CPU Welford merges empty SIMD lanes: where mean**2 overflows, inf*0 = NaN for some row lengths",
+    'true_divide|value|bfloat16': "PyTorch's half layer_norm of a constant row returns FMA rounding noise (x*rstd), not 0",
+    'logsumexp|grad2_value|float16': "float16 rounding of group_norm's double backward (through group_norm)",
+    'F.conv1d|grad_value|bfloat16': "a NaN/inf weight: oneDNN's bfloat16 conv multiplies zero padding by it (NaN spreads); without oneDNN PyTorch agrees",
+    'F.instance_norm|grad2_value|*': 'float16/bfloat16 rounding of the double-backward formula (as batch_norm)',
     'max|grad_value|float32': "layer_norm's forward rounding (PyTorch's vectorized Welford mean) flips the argmax",
     'matmul|grad2_value|float32': 'a true 0 (normalize over a size-1 dim) in float32 noise times 1/sqrt(eps) of batch_norm',
     # F. PyTorch's result depends on the tensor's length (its vectorized loop and its scalar loop disagree)

@@ -61,6 +61,41 @@ def _fused_multiply_add(x, alpha, beta):
     return xp.where(xp.isfinite(fused), fused, plain)   # (huge or non-finite values: the split overflows)
 
 
+def _half_batch_stats(mean, var_sum, n, eps, momentum, rm, rv, stat_dtype):
+    """Update the running statistics of a contiguous bfloat16 batch as ATen's kernel does: it stores the
+    mean and the sum of squares in the statistics' dtype (``stat_dtype``, float32 for float32 parameters),
+    and its arithmetic on values of that dtype rounds after each step (c10::BFloat16's operators), with
+    momentum rounded to it too."""
+    s = stat_dtype.type
+    m, mean_r, var_sum_r = s(momentum), mean.astype(stat_dtype), var_sum.astype(stat_dtype)
+    if rm is not None:
+        rm[...] = m * mean_r + (s(1) - m) * rm
+    if rv is not None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            unbiased = (var_sum_r / s(n - 1)).astype(np.float32)   # read as a float32 (accscalar_t) ...
+        rv[...] = (np.float32(m) * unbiased + ((s(1) - m) * rv).astype(np.float32)).astype(rv.dtype)  # ... mixed in float32
+
+
+def _half_loop_backward(g, x, w, mean, rstd, axes):
+    """(dx, dw, db) as ATen's batch norm backward computes them for an input or gradient in another layout
+    with float16/bfloat16 parameters (training): its loop works in that dtype, and c10::Half's and BFloat16's
+    operators round after each step (numpy's float16 and ml_dtypes' bfloat16 arrays do the same); only the
+    dot product accumulates in float32.  dx = (g - sum(g) / n - (x - mean) * k) * rstd * w with
+    k = sum((x - mean) * g) * rstd * rstd / n."""
+    xp = namespace(g)
+    dt = x.dtype
+    n = dt.type(x.size // x.shape[1])
+    mean, rstd = mean.astype(dt), rstd.astype(dt)
+    centered = x - mean
+    dotp = xp.sum(centered * g, axis=axes, keepdims=True, dtype=np.float32)
+    g_sum = xp.sum(g, axis=axes, keepdims=True, dtype=np.float32).astype(dt)
+    k = dotp.astype(dt) * rstd * rstd / n
+    dx = (g - g_sum / n - centered * k) * rstd
+    if w is not None:
+        dx = dx * w.astype(dt).reshape(mean.shape)
+    return dx, (dotp * rstd.astype(np.float32)).reshape(-1).astype(dt), g_sum.reshape(-1)
+
+
 def _all_contiguous(x, *params):
     """ATen's test for its vectorized batch norm kernel: the input contiguous (or channels-last), each
     parameter given contiguous."""
@@ -174,25 +209,35 @@ class NativeBatchNorm(ArrayFunction):
             mean = (xp.mean(x - first, axis=axes, dtype=acc, keepdims=True) + first).reshape(C)
         elif training:
             mean = xp.mean(x, axis=axes, dtype=acc)   # (nan: no element)
-        if training:
-            d = x - mean.astype(x.dtype).reshape(bshape)
-            var_sum = xp.sum(xp.square(d), axis=axes, dtype=acc)
-            var = var_sum / n
-            rstd = 1.0 / xp.sqrt(var + eps)
-            if rm is not None:
-                rm[...] = (momentum * mean + (1 - momentum) * rm.astype(acc)).astype(rm.dtype)
-            if rv is not None:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    unbiased = var_sum / (n - 1)
-                rv[...] = (momentum * unbiased + (1 - momentum) * rv.astype(acc)).astype(rv.dtype)
-        else:
-            mean = rm.astype(acc)
-            rstd = 1.0 / xp.sqrt(rv.astype(acc) + eps)
+        stat_dtype = None
         if training and x_in.dtype != x.dtype:
             # float16/bfloat16: PyTorch keeps the batch statistics in the parameters' dtype (the input's
             # when none is given) and normalizes with those rounded values
             params = [p for p in (w_in, rm, rv) if p is not None]
             stat_dtype = params[0].dtype if params else x_in.dtype
+            if not _all_contiguous(x_in):   # other layouts: the variance is taken around at::mean's rounded mean
+                mean = mean.astype(stat_dtype).astype(acc)
+        if training:
+            d = x - mean.astype(x.dtype).reshape(bshape)
+            var_sum = xp.sum(xp.square(d), axis=axes, dtype=acc)
+            # a contiguous bfloat16 batch: ATen's kernel rounds the sum of squares and var_sum / n to the
+            # statistics' dtype (measured: its float16 kernel keeps them in float32, as the else branch)
+            if stat_dtype is not None and x_in.dtype.name == "bfloat16" and _all_contiguous(x_in):
+                _half_batch_stats(mean, var_sum, n, eps, momentum, rm, rv, stat_dtype)
+                var = (var_sum.astype(stat_dtype) / stat_dtype.type(n)).astype(acc)
+            else:
+                var = var_sum / n
+                if rm is not None:
+                    rm[...] = (momentum * mean + (1 - momentum) * rm.astype(acc)).astype(rm.dtype)
+                if rv is not None:
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        unbiased = var_sum / (n - 1)
+                    rv[...] = (momentum * unbiased + (1 - momentum) * rv.astype(acc)).astype(rv.dtype)
+            rstd = 1.0 / xp.sqrt(var + eps)
+        else:
+            mean = rm.astype(acc)
+            rstd = 1.0 / xp.sqrt(rv.astype(acc) + eps)
+        if stat_dtype is not None:
             mean, rstd = mean.astype(stat_dtype), rstd.astype(stat_dtype)
         mean_b = mean.astype(x.dtype).reshape(bshape)
         rstd_b = rstd.astype(x.dtype).reshape(bshape)
@@ -203,10 +248,13 @@ class NativeBatchNorm(ArrayFunction):
             # (for float16/bfloat16 data it converts to float32 and multiplies, then adds: not fused)
             out = _fused_multiply_add(x, alpha, beta) if x_in.dtype == x.dtype else x * alpha + beta
         else:   # ATen's elementwise loop for other layouts: ((x - mean) * rstd) * w + b, w = 1 and b = 0 if absent
+            # (float16/bfloat16 statistics: c10::Half's and BFloat16's operators round after each step)
+            step = (lambda a: a.astype(x_in.dtype).astype(x.dtype)) if stat_dtype == x_in.dtype else (lambda a: a)
             with np.errstate(invalid="ignore", over="ignore"):
-                out = (x - mean_b) * rstd_b * (w.reshape(bshape) if w is not None else 1) + (
+                out = step(step(step(x - mean_b) * rstd_b) * (w.reshape(bshape) if w is not None else 1)) + (
                     b.reshape(bshape) if b is not None else 0)
         ctx.training, ctx.eps, ctx.axes, ctx.bshape = training, eps, axes, bshape
+        ctx.half_steps = stat_dtype == x_in.dtype   # float16/bfloat16 parameters (see _half_loop_backward)
         ctx.has_w = w is not None
         # what PyTorch saves (input, weight, running stats, batch stats): an in-place write to any of them
         # afterwards is an error, even where this backward reads only the statistics derived from them
@@ -225,12 +273,28 @@ class NativeBatchNorm(ArrayFunction):
         x, w, mean, rstd, _, _ = ctx.saved_tensors
         axes, bshape = ctx.axes, ctx.bshape
         need = ctx.needs_input_grad
+        looped = None
+        if ctx.half_steps and not (_all_contiguous(x._data) and _all_contiguous(grad._data)
+                                   and suggested_format(x._data) == suggested_format(grad._data)):
+            looped = _half_loop_backward(grad._data, x._data, None if w is None else w._data, mean._data,
+                                         rstd._data, axes)
         if not _state.enabled:
+            if looped is not None:
+                gx, gw, gb = (_wrap(v) if n else None for v, n in zip(looped, need))
+                return gx, gw, gb, None, None, None, None, None
             return NativeBatchNorm._backward_np(ctx, grad._data, x._data, None if w is None else to_opmath(w._data),
                                                 mean._data, rstd._data, need)
         wb = w.to(mean.dtype).reshape(bshape) if w is not None else None  # (half precision in float32)
+        half = x.dtype != mean.dtype
+        # float16/bfloat16 work in float32 (the engine rounds each gradient to its input's dtype once)
+        x, grad = x.to(mean.dtype), grad.to(mean.dtype)
         if ctx.training:
+            saved_mean, saved_rstd = mean, rstd
             mean, rstd = _recomputed_stats(x, axes, ctx.eps)
+            if half:   # the values PyTorch's kernel reads are its saved, rounded statistics; the derivative
+                # stays that of the exact ones (see _backward_stats)
+                mean = mean + (saved_mean - mean.detach())
+                rstd = rstd + (saved_rstd - rstd.detach())
         xhat = (x - mean) * rstd
         gx = gw = gb = None
         if need[0]:
@@ -240,11 +304,15 @@ class NativeBatchNorm(ArrayFunction):
             gw = (grad * xhat).sum(axes)
         if len(need) > 2 and need[2]:
             gb = grad.sum(axes)
+        if looped is not None:   # ATen's values, the derivative of the exact formula
+            gx, gw, gb = (None if r is None else r + (_wrap(v).to(r.dtype) - r.detach())
+                          for r, v in zip((gx, gw, gb), looped))
         return gx, gw, gb, None, None, None, None, None
 
     @staticmethod
     def _backward_np(ctx, g, x, w, mean, rstd, need):
         xp = namespace(g)
+        g, x = to_opmath(g), to_opmath(x)   # float16/bfloat16 in float32 (the engine rounds the results once)
         N, C = x.shape[0], x.shape[1]
         g3, x3 = g.reshape(N, C, -1), x.reshape(N, C, -1)
         m3, r3 = mean.reshape(1, C, 1), rstd.reshape(1, C, 1)
