@@ -885,19 +885,41 @@ def _erfc(x):
 
 
 def _erfinv(y):
-    """Inverse erf: a Giles (2010) initial guess refined by two Newton steps."""
+    """Inverse erf, as ATen computes it: float64 by a rational approximation (the central range |y| <= 0.7 in
+    y², the tails in sqrt(-log((1 - |y|) / 2)), which stays accurate up to |y| = 1 - 1e-16), other dtypes by
+    Giles' (2010) single-precision formula; both refined by two Newton steps."""
     xp = namespace(y)
     y = xp.asarray(y)
     yd = y.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        w = -xp.log((1 - yd) * (1 + yd))
-        x = xp.where(w < 5, _giles_small(w - 2.5), _giles_big(xp.sqrt(w) - 3)) * yd
-        for _ in range(2):
+        if y.dtype == np.float64:
+            x = _erfinv_rational(yd)
+        else:
+            w = -xp.log((1 - yd) * (1 + yd))
+            x = xp.where(w < 5, _giles_small(w - 2.5), _giles_big(xp.sqrt(w) - 3)) * yd
+        for _ in range(3 if y.dtype == np.float64 else 2):   # (float64: a third step for the far tails)
             err = _erf(x) - yd
+            if y.dtype == np.float64:   # in the tails erf(x) rounds to +-1: the residual from erfc there, exactly
+                tail = xp.abs(yd) > 0.7
+                err = xp.where(tail, xp.sign(yd) * ((1 - xp.abs(yd)) - _erfc(xp.abs(x))), err)
             x = x - err / (2 / math.sqrt(math.pi) * xp.exp(-x * x))
         x = xp.where(yd == 1, np.inf, xp.where(yd == -1, -np.inf, x))
         x = xp.where(xp.abs(yd) > 1, np.nan, x)
     return x.astype(y.dtype, copy=False)
+
+
+def _erfinv_rational(y):
+    """The starting point of float64 erfinv: two rational functions (central range and tails)."""
+    xp = namespace(y)
+    a = (0.886226899, -1.645349621, 0.914624893, -0.140543331)
+    b = (-2.118377725, 1.442710462, -0.329097515, 0.012229801)
+    c = (-1.970840454, -1.624906493, 3.429567803, 1.641345311)
+    d = (3.543889200, 1.637067800)
+    z = y * y
+    central = y * (((a[3] * z + a[2]) * z + a[1]) * z + a[0]) / ((((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + 1)
+    t = xp.sqrt(-xp.log((1 - xp.abs(y)) / 2))
+    tail = xp.copysign((((c[3] * t + c[2]) * t + c[1]) * t + c[0]) / ((d[1] * t + d[0]) * t + 1), y)
+    return xp.where(xp.abs(y) <= 0.7, central, tail)
 
 
 def _giles_small(w):

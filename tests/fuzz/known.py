@@ -58,6 +58,9 @@ KNOWN = {
     'logsumexp|grad2_value|float16': "float16 rounding of group_norm's double backward (through group_norm)",
     'F.conv1d|grad_value|bfloat16': "a NaN/inf weight: oneDNN's bfloat16 conv multiplies zero padding by it (NaN spreads); without oneDNN PyTorch agrees",
     'F.instance_norm|grad2_value|*': 'float16/bfloat16 rounding of the double-backward formula (as batch_norm)',
+    'F.conv2d|grad_value|bfloat16': "a NaN/inf weight: oneDNN's bfloat16 conv multiplies zero padding by it (NaN spreads); without oneDNN PyTorch agrees",
+    'rsqrt|value|float64': "PyTorch's softshrink returns -0 in its scalar loop and +0 in its vector loop (rsqrt: -inf vs inf)",
+    'sqrt|value|bfloat16': "PyTorch's half layer_norm of a constant row returns FMA rounding noise (x*rstd), not 0: sqrt of a tiny negative",
     'max|grad_value|float32': "layer_norm's forward rounding (PyTorch's vectorized Welford mean) flips the argmax",
     'matmul|grad2_value|float32': 'a true 0 (normalize over a size-1 dim) in float32 noise times 1/sqrt(eps) of batch_norm',
     # F. PyTorch's result depends on the tensor's length (its vectorized loop and its scalar loop disagree)

@@ -249,12 +249,14 @@ class NativeBatchNorm(ArrayFunction):
             out = _fused_multiply_add(x, alpha, beta) if x_in.dtype == x.dtype else x * alpha + beta
         else:   # ATen's elementwise loop for other layouts: ((x - mean) * rstd) * w + b, w = 1 and b = 0 if absent
             # (float16/bfloat16 statistics: c10::Half's and BFloat16's operators round after each step)
-            step = (lambda a: a.astype(x_in.dtype).astype(x.dtype)) if stat_dtype == x_in.dtype else (lambda a: a)
+            step = (lambda a: a.astype(x_in.dtype).astype(x.dtype)) if stat_dtype is not None and \
+                stat_dtype == x_in.dtype else (lambda a: a)
             with np.errstate(invalid="ignore", over="ignore"):
                 out = step(step(step(x - mean_b) * rstd_b) * (w.reshape(bshape) if w is not None else 1)) + (
                     b.reshape(bshape) if b is not None else 0)
         ctx.training, ctx.eps, ctx.axes, ctx.bshape = training, eps, axes, bshape
-        ctx.half_steps = stat_dtype == x_in.dtype   # float16/bfloat16 parameters (see _half_loop_backward)
+        # float16/bfloat16 parameters (see _half_loop_backward); "is not None" first: numpy reads None as float64
+        ctx.half_steps = stat_dtype is not None and stat_dtype == x_in.dtype
         ctx.has_w = w is not None
         # what PyTorch saves (input, weight, running stats, batch stats): an in-place write to any of them
         # afterwards is an error, even where this backward reads only the statistics derived from them
