@@ -12,29 +12,14 @@ from pedatorch.autograd import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch")
 
+from torch_compare import same  # noqa: E402
+
 OVERLAP = "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single"
 SELF_OVERLAP = "unsupported operation: more than one element of the written-to tensor refers to a single"
 
 
-def _outcome(fn, lib):
-    """fn(lib)'s result as numpy (values, dtype, strides), or the (class, message) it raised."""
-    try:
-        r = fn(lib)
-    except Exception as e:   # noqa: BLE001 (any class: it is compared)
-        return type(e).__name__, str(e)
-    return r.detach().double().numpy(), str(r.dtype).split(".")[-1], r.stride()   # (double: bfloat16 too)
-
-
 def _same(fn):
-    got, want = _outcome(fn, pedatorch), _outcome(fn, torch)
-    if isinstance(want[0], str):
-        assert got == want
-        return
-    assert not isinstance(got[0], str), got
-    np.testing.assert_array_equal(got[0], want[0])
-    real = ~np.isnan(want[0])   # (signed zeros too; a NaN's sign bit is no value)
-    assert np.array_equal(np.signbit(got[0])[real], np.signbit(want[0])[real])
-    assert got[1:] == want[1:]
+    same(fn, pedatorch, torch, strides=True, signed_zeros=True)
 
 
 # ---------------------------------------------------------------- remainder: an exact 0 keeps a's sign

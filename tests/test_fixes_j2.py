@@ -2,8 +2,6 @@
 clamp and addcmul of bools); an in-place indexing op on a leaf that requires grad is refused before its
 indices are checked (PyTorch's check_inplace runs before the kernel); logsumexp of float16/bfloat16 adds
 its exponentials up in float32 and rounds once, as PyTorch's sum does."""
-import warnings
-
 import numpy as np
 import pytest
 
@@ -12,26 +10,11 @@ from pedatorch.autograd import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch")
 
-
-def _outcome(fn, lib):
-    """fn(lib)'s result as numpy (values, dtype), or the (class, message) it raised."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")   # (PyTorch warns about a list index)
-            r = fn(lib)
-    except Exception as e:   # noqa: BLE001 (any class: it is compared)
-        return type(e).__name__, str(e)
-    return r.detach().double().numpy(), str(r.dtype).split(".")[-1]
+from torch_compare import same  # noqa: E402
 
 
 def _same(fn):
-    got, want = _outcome(fn, pedatorch), _outcome(fn, torch)
-    if isinstance(want[0], str):
-        assert got == want
-        return
-    assert not isinstance(got[0], str), got
-    np.testing.assert_array_equal(got[0], want[0])
-    assert got[1] == want[1]
+    same(fn, pedatorch, torch)
 
 
 # ---------------------------------------------------------------- bool pow: shapes before the kernel
