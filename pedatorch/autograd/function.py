@@ -37,7 +37,7 @@ from .._tensor import Tensor
 
 _tensor._grad_state = _state  # views record the grad mode they were made in (Tensor._become_view_of)
 
-__all__ = ["Function", "ArrayFunction", "FunctionCtx", "once_differentiable"]
+__all__ = ["Function", "ArrayFunction", "FunctionCtx", "OpMode", "once_differentiable"]
 
 FunctionCtx = Node
 _new = object.__new__
@@ -184,6 +184,8 @@ class ArrayFunction(Function):
 
     @classmethod
     def apply(cls, *args):
+        if _VISIBLE[0]:   # an OpMode (autocast, jit.trace) is active: it sees the call first
+            return _through_mode(cls, args)
         # (only in a backward pass that made an efficient zero: does this op keep it?)
         zero = _ZEROS[0] and cls._keeps_zero is not None and keeps_zero(cls._keeps_zero, args)
         # the hot path of every op: does anything need a gradient? unwrap the arrays
@@ -223,6 +225,50 @@ class ArrayFunction(Function):
             return as_efficient_zero(t, cls._keeps_zero == "view") if zero else t
         out = _mark_inference(_wrap_plain(cls, args, out))
         return as_efficient_zero(out, cls._keeps_zero == "view") if zero else out
+
+
+# ---------------------------------------------------------------- op modes: code that sees every op call
+#
+# ``autocast`` changes the dtype of an op's inputs, ``jit.trace`` writes each op down: both need to see
+# every built-in op as it is called.  They are OpModes (PyTorch's dispatch modes, simplified): while one is
+# entered, ``ArrayFunction.apply`` hands each call to it.  Its ``op(cls, args)`` runs the op by calling
+# ``cls.apply`` itself, perhaps with other arguments; that call, and every op the mode runs on the way (a
+# cast), goes to the modes entered before it, and then to the op itself.
+
+_MODES = []      # the entered modes, innermost last
+_VISIBLE = [0]   # how many of them the next op call goes through (fewer while one of them is at work)
+
+
+class OpMode:
+    """Sees every built-in op call while entered (``with mode: ...``).  Subclasses override ``op``."""
+
+    def op(self, cls, args):
+        """Run the op ``cls`` on ``args`` (override to change the arguments or to look at the result)."""
+        return cls.apply(*args)
+
+    def __enter__(self):
+        _MODES.append(self)
+        _VISIBLE[0] = len(_MODES)
+        return self
+
+    def __exit__(self, *exc):
+        _MODES.remove(self)
+        _VISIBLE[0] = len(_MODES)
+        return False
+
+
+def active_modes():
+    """The entered OpModes, innermost last (a copy)."""
+    return list(_MODES)
+
+
+def _through_mode(cls, args):
+    n = _VISIBLE[0]
+    _VISIBLE[0] = n - 1   # the mode's own op calls go to the modes below it
+    try:
+        return _MODES[n - 1].op(cls, args)
+    finally:
+        _VISIBLE[0] = n
 
 
 # ---------------------------------------------------------------- PyTorch's efficient zero tensor
