@@ -204,6 +204,9 @@ from . import nn, optim, utils  # noqa: E402,F401  (torch.nn, torch.optim, torch
 from .utils import checkpoint as _checkpoint, data as _data  # noqa: E402,F401  (torch.utils.data, .checkpoint)
 from . import accelerator, backends, distributions, mps, onnx, serialization, testing, xpu  # noqa: E402,F401
 from . import func  # noqa: E402,F401
+from . import amp, jit  # noqa: E402,F401  (mixed precision; tracing)
+from .amp import autocast  # noqa: E402,F401
+from .serialization import save, load  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 
 

@@ -5,7 +5,7 @@
     2 tensor           Tensor, its printing, random generators, the device modules (cuda, accelerator, backends)
     3 autograd         graph, engine, Function, grad modes
     4 ops              every op (ops/, linalg, special, fft)
-    5 library          nn, optim, distributions, func, data, checkpoint, serialization, testing, jit, onnx
+    5 library          nn, optim, distributions, func, data, checkpoint, serialization, testing, jit, onnx, amp, vision
     6 pictures         viz, grading
 
 Module-level imports must point down (or stay in their layer) and form no circle. Imports inside functions
@@ -24,7 +24,7 @@ LAYERS = [
     ("mps", 2), ("xpu", 2), ("autograd", 3), ("utils.hooks", 1), ("utils._pytree", 1),
     ("ops", 4), ("linalg", 4), ("special", 4), ("fft", 4),
     ("nn", 5), ("optim", 5), ("distributions", 5), ("func", 5), ("utils", 5), ("serialization", 5),
-    ("testing", 5), ("jit", 5), ("onnx", 5), ("amp", 5), ("hub", 5), ("library", 5), ("overrides", 5),
+    ("testing", 5), ("jit", 5), ("onnx", 5), ("amp", 5), ("vision", 5), ("hub", 5), ("library", 5), ("overrides", 5),
     ("viz", 6), ("grading", 6),
 ]
 
