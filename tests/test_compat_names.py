@@ -528,8 +528,8 @@ OMITTED = {
     "onnx": {"ExportableModule", "InputObserver", "ONNXProgram"},
     # save/load and what serves them come in a later issue
     "serialization": {"StorageType", "check_module_version_greater_or_equal", "default_restore_location",
-                      "get_unsafe_globals_in_checkpoint", "load", "location_tag", "normalize_storage_type",
-                      "register_package", "save", "skip_data", "storage_to_tensor_type", "validate_cuda_device",
+                      "get_unsafe_globals_in_checkpoint", "location_tag", "normalize_storage_type",
+                      "register_package", "skip_data", "storage_to_tensor_type", "validate_cuda_device",
                       "validate_hpu_device"},
 }
 # torch.backends submodules pedatorch leaves out: quantized engines and the DSL overrides do not exist here

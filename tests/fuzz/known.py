@@ -25,6 +25,9 @@ KNOWN = {
     'F.hardtanh|grad_value|*': "PyTorch's gradient at NaN depends on the element's position (SIMD vs tail)",
     'F.hardtanh|grad2_value|*': "PyTorch's gradient at NaN depends on the element's position (SIMD vs tail)",
     'F.relu6|grad_value|*': "PyTorch's gradient at NaN depends on the element's position (SIMD vs tail)",
+    'F.elu|grad_value|*': "PyTorch's gradient at NaN depends on the element's position (SIMD vs tail)",
+    'F.selu|grad_value|*': "PyTorch's gradient at NaN depends on the element's position (SIMD vs tail)",
+    'F.celu|grad_value|*': "PyTorch's gradient at NaN depends on the element's position (SIMD vs tail)",
     'F.relu6|grad2_value|*': "PyTorch's gradient at NaN depends on the element's position (SIMD vs tail)",
     'topk_values|grad_value|*': "PyTorch's CPU topk picks among equal values in no fixed order; pedatorch the lowest index",
     'signbit|value|*': "the sign bit of a NaN (numpy's sqrt/log of a negative is x86's negative NaN): implementation-defined",
@@ -34,6 +37,9 @@ KNOWN = {
     'dot|pt_raises|*': 'PyTorch computes inner() of non-contiguous bool vectors but refuses contiguous ones',
     # E. Rounding: half-precision double backward (PyTorch rounds after each op of its composite formulas), and
     # true zeros that both libraries compute as cancelling sums in a different order
+    'F.instance_norm|value|float32': "near-zero outputs of a constant instance: noise from 1-ulp differences of its input (libm vs SIMD)",
+    'hypot|grad2_value|float32': "second derivative of |y| (true 0) as cancellation noise of 1-ulp different inputs (BLAS order)",
+    'F.softmax|grad2_value|bfloat16': "bfloat16 rounding amplified by a steep function after softmax (erfinv near 1)",
     'stack|grad2_value|*': 'a true 0 computed as cancelling sums of +-3e3: one float32 ulp, summation order',
     'max_binary|grad2_value|*': 'a true 0 (-x/x + 1) in rounding noise, summation order',
     'F.cosine_similarity|grad2_value|float16': 'float16 rounding of the double-backward formula',

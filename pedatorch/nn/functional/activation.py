@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from ..._layout import in_format, is_in_format, iterator_result
+from ..._layout import in_format, iterator_result
 from ..._tensor import Tensor
 from ...backend import namespace, CPU_ARRAY
 from ...autograd.function import ArrayFunction
@@ -431,12 +431,8 @@ class Gelu(ArrayFunction):
                 return _back(0.5 * xw * (1 + xp.tanh(inner)), x)
         with np.errstate(invalid="ignore"):
             out = xw * 0.5 * (1 + _erf(xw * _SQRT1_2))
-        if xw.dtype == np.float32 and x.size > 1 and is_in_format(x.shape, [st // x.itemsize for st in x.strides],
-                                                                  "contiguous_format"):
-            # PyTorch's vectorized float kernel (also used by the half types) takes erf from a polynomial
-            # that makes NaN at +inf, so gelu(inf) is NaN there.  It runs only on a contiguous input of more
-            # than one element: otherwise, and in the double kernel, the scalar std::erf gives inf
-            out = xp.where(xw == np.inf, np.nan, out)
+        # (PyTorch's AVX512 float kernel takes erf from a polynomial that makes gelu(+inf) NaN; its AVX2 and
+        # scalar kernels give inf, the true limit, as here: see docs/architecture.md's differences)
         return _back(out, x)
 
     @staticmethod
@@ -1064,11 +1060,48 @@ class Glu(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
+        return GluGrad.apply(grad, x, ctx.dim), None
+
+
+class GluGrad(ArrayFunction):
+    """PyTorch's glu_backward as one op of (grad, x): [grad s, grad a s (1 - s)] along dim, s = sigmoid(b),
+    each half computed in float32 for the half types and rounded once.  One node, as PyTorch's
+    (GluBackwardBackward0): its backward is PyTorch's glu_double_backward, in its formulas and order."""
+    node_name = "GluBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, x, dim):
+        xp = namespace(grad, x)
+        ctx.save_for_backward(grad, x)
+        ctx.dim = dim
+        g = to_opmath(grad)
+        a, b = xp.split(to_opmath(x), 2, axis=dim)
+        with np.errstate(over="ignore", invalid="ignore"):
+            s = 1 / (1 + xp.exp(-b))   # (ATen's kernel: this formula, not a stable one)
+            halves = (g * s, (1 - s) * s * a * g)
+        return xp.concatenate([_back(h, x) for h in halves], axis=dim)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, x = ctx.saved_tensors
         from ...ops.join import cat
-        a, b = x.chunk(2, ctx.dim)
+        dim = ctx.dim
+        a, b = x.chunk(2, dim)
+        gg_a, gg_b = gg.chunk(2, dim)
         s = b.sigmoid()
-        ga = grad * s
-        return cat([ga, ga * a * (1 - s)], ctx.dim), None
+        one_sub_s = 1 - s
+        s_one_sub_s = s * one_sub_s
+        d_grad = d_x = None
+        if ctx.needs_input_grad[0]:   # glu_double_backward_grad_output
+            t = gg * GluGrad.apply(grad.new_ones(grad.shape), x, dim)
+            t_a, t_b = t.chunk(2, dim)
+            d_grad = t_a + t_b
+        if ctx.needs_input_grad[1]:   # glu_double_backward
+            d_a = gg_b * grad * s_one_sub_s
+            second_order = s_one_sub_s * one_sub_s - s * s_one_sub_s
+            d_b = gg_b * a * grad * second_order + gg_a * grad * s_one_sub_s
+            d_x = cat([d_a, d_b], dim)
+        return d_grad, d_x, None
 
 
 def glu(input, dim=-1):

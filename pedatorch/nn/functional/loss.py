@@ -296,8 +296,42 @@ class MseLoss(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        gx = (x - y) * (grad * (2.0 * _norm_factor(ctx)))
-        return (gx if ctx.needs_input_grad[0] else None), (-gx if ctx.needs_input_grad[1] else None), None
+        f = _norm_factor(ctx)
+        gx = MseLossGrad.apply(x, y, grad, f, ctx.reduction) if ctx.needs_input_grad[0] else None
+        gy = MseLossGrad.apply(y, x, grad, f, ctx.reduction) if ctx.needs_input_grad[1] else None
+        return gx, gy, None
+
+
+class MseLossGrad(ArrayFunction):
+    """PyTorch's mse_loss_backward as one op of (x, y, grad): 2 (x - y) grad f  (f = 1 / numel for 'mean').
+    One node, as PyTorch's: an efficient-zero grad is plain zeros to it (inf - y times 0 is NaN there too).
+    Its backward: 2 f gg grad for x (its negative for y), and for grad this op again, summed for a reduced loss."""
+    node_name = "MseLossBackwardBackward0"
+    _elementwise = 3   # TensorIterator's operands (input, target, grad_output): the result takes their layout
+
+    @staticmethod
+    def forward(ctx, x, y, grad, f, reduction):
+        a, b = promote(x, y)
+        ctx.save_for_backward(x, y, grad)
+        ctx.f, ctx.reduction = f, reduction
+        with np.errstate(invalid="ignore"):
+            return (a - b) * (2.0 * f) * grad   # (ATen's kernel: norm * (input - target) * grad_output)
+
+    @staticmethod
+    def backward(ctx, gg):
+        x, y, grad = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        d = None
+        if need[0] or need[1]:   # PyTorch's mse_loss_double_backward(gg * grad): 2 gg grad, / numel for 'mean'
+            d = gg * grad * 2
+            if ctx.reduction == "mean" and ctx.f:
+                d = d / round(1 / ctx.f)
+        d_grad = None
+        if need[2]:
+            d_grad = MseLossGrad.apply(x, y, gg, ctx.f, ctx.reduction)
+            if ctx.reduction != "none":
+                d_grad = d_grad.sum()
+        return (d if need[0] else None), (-d if need[1] else None), d_grad, None, None
 
 
 class SmoothL1Loss(ArrayFunction):
@@ -638,6 +672,8 @@ def _nll_loss_nd(input, target, weight, reduction, ignore_index):
         if input.shape[0] != tb:
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({tb}).")
     if input.dim() == 1 and target.dim() == 1:
+        if target._data.dtype not in (np.int64, np.uint8):   # (PyTorch looks at the dtype first)
+            raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_word(target._data.dtype)}")
         if target.shape[0] != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
         target = target.reshape(())  # one unbatched sample (PyTorch computes this loss, then its backward fails)
