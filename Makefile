@@ -1,6 +1,6 @@
 # pedatorch: the two commands a learner needs are `make lab` and `make test`.
 #
-#   make lab     a venv with the lessons' packages, then JupyterLab on lessons/
+#   make lab     a venv with the lessons' packages, then JupyterLab on the first lesson
 #   make test    a venv with the test packages and PyTorch (the oracle), then the
 #                test suite and the notebooks (pytest --nbval)
 #   make gallery re-draws docs/img/ (the pictures of docs/gallery.md)
@@ -21,8 +21,14 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 BENCH  ?=
 BENCH_ARGS ?=
-# JupyterLab refuses to run as root unless told; pass LAB_ARGS="--no-browser" etc. for more.
-LAB_ARGS ?= $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
+# JupyterLab refuses to run as root unless told; LAB_ARGS="--no-browser" etc. add to these defaults.
+# No news pop-up over the lessons' outputs (also off in the settings that `make lab` writes).
+LAB_DEFAULTS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) --LabApp.news_url=None \
+                --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate
+LAB_ARGS ?=
+# The lab serves the repository root (pedatorch/'s source is one click away) and opens the first lesson.
+FIRST_LESSON := $(firstword $(sort $(wildcard lessons/0*.ipynb)))
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
 .PHONY: lab execute-lessons test test-unit test-notebooks test-browser gallery bench gpu-check fuzz clean distclean venv
 
@@ -43,8 +49,13 @@ $(VENV)/.installed-browser: pyproject.toml | $(PY)
 	$(PIP) install -e '.[test,browser,lessons]'
 	touch $@
 
+# The shipped lessons are trusted, so their stored pictures show before anything runs.
 lab: $(VENV)/.installed-lessons
-	$(VENV)/bin/jupyter lab $(LAB_ARGS) lessons/
+	@mkdir -p $(dir $(LAB_SETTINGS))
+	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \
+	    > $(LAB_SETTINGS)
+	$(VENV)/bin/jupyter trust lessons/*.ipynb
+	$(VENV)/bin/jupyter lab $(LAB_DEFAULTS) $(LAB_ARGS) $(FIRST_LESSON)
 
 # Re-execute the notebooks in place, storing their outputs (what nbval compares against).
 execute-lessons: $(VENV)/.installed-lessons

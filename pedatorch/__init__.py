@@ -207,6 +207,14 @@ from . import func  # noqa: E402,F401
 from . import amp, jit  # noqa: E402,F401  (mixed precision; tracing)
 from .amp import autocast  # noqa: E402,F401
 from .serialization import save, load  # noqa: E402,F401
+
+
+def summary(model, *args, **kwargs):
+    """A torchinfo-style table of ``model``'s layers: ``pedatorch.viz.summary`` (see there)."""
+    from .viz import summary as _summary   # viz sits above the core: imported when asked for
+    return _summary(model, *args, **kwargs)
+
+
 from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 
 

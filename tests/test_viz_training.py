@@ -223,8 +223,8 @@ def test_context_manager_closes_and_writes_out(tmp_path):
     with viz.TrainingCurves(out=str(out), min_interval=3600, notebook=False) as c:
         for i in range(5):
             c.log(step=i, loss=1.0 / (i + 1))
-        assert c.updates == 1 and c.pending                  # the first redraw only (throttled)
-    assert c.updates == 2 and not c.pending                   # __exit__ drew the rest
+        assert c.updates == 0 and c.pending                  # held: an hour from the first value
+    assert c.updates == 1 and not c.pending                   # __exit__ drew it all
     root = ET.parse(out).getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
 
@@ -256,7 +256,7 @@ def test_notebook_one_output_updated_in_place(monkeypatch):
         log.append(("display", obj._repr_mimebundle_()))
         return FakeHandle(log)
     monkeypatch.setattr(ipd, "display", display)
-    c = viz.TrainingCurves(every=3, min_interval=0, notebook=True)
+    c = viz.TrainingCurves(every=3, min_interval=0, notebook=True, draw_share=1)
     for i in range(10):
         c.log(step=i, loss=1.0 / (i + 1))
     assert [kind for kind, _ in log] == ["display", "update", "update"]   # at calls 3, 6, 9
@@ -274,18 +274,69 @@ def test_notebook_min_interval_holds_redraws(monkeypatch):
     c = viz.TrainingCurves(min_interval=3600, notebook=True)
     for i in range(50):
         c.log(step=i, loss=1.0)
-    assert log == ["display"] and c.pending                  # the first drawing only
+    assert log == [] and c.pending                           # an hour from the first value
     c.update()
-    assert len(log) == 2 and not c.pending
+    assert log == ["display"] and not c.pending
+
+
+def test_slow_redraws_wait_longer(monkeypatch):
+    """A redraw of 0.5 s with min_interval=0.5: the next one waits 19 x 0.5 s from the end of the draw,
+    so 400 log calls 0.05 s apart (20 s of training) spend under 5% (+ one draw) redrawing."""
+    ipd = pytest.importorskip("IPython.display")
+    clock = [0.0]
+    monkeypatch.setattr(viz.training.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(viz.TrainingCurves, "_typical_draw_seconds", 0.0)   # no curves drawn before
+    log = []
+
+    class SlowHandle(FakeHandle):
+        def update(self, obj):
+            clock[0] += 0.5
+            log.append("update")
+
+    def display(obj, display_id=None, **kw):
+        clock[0] += 0.5
+        log.append("display")
+        return SlowHandle(log)
+    monkeypatch.setattr(ipd, "display", display)
+    c = viz.TrainingCurves(min_interval=0.5, notebook=True)
+    for i in range(400):
+        clock[0] += 0.05
+        c.log(step=i, loss=1.0)
+    assert c.wait == pytest.approx(9.5)
+    assert log[0] == "display" and len(log) >= 2
+    assert 0.5 * len(log) <= 0.05 * clock[0] + 0.5
+    drawn = len(log)
+    c.close()
+    assert len(log) == drawn + 1 and not c.pending                      # the final state is drawn
+    assert viz.TrainingCurves(min_interval=0.5, notebook=False).wait == pytest.approx(9.5)  # learnt
+    with pytest.raises(ValueError, match="draw_share"):
+        viz.TrainingCurves(draw_share=0)
+
+
+def test_figure_stays_above_the_progress_bars(monkeypatch):
+    ipd = pytest.importorskip("IPython.display")
+    shown = []
+
+    def display(obj, display_id=None, raw=False, **kw):
+        shown.append("placeholder" if raw else type(obj).__name__)
+        return FakeHandle(shown)
+    monkeypatch.setattr(ipd, "display", display)
+    c = viz.TrainingCurves(notebook=True, min_interval=0, draw_share=1)
+    for epoch in range(2):
+        for i in c.progress(range(3), backend="text"):
+            c.log(loss=1.0)
+    assert shown[0] == "placeholder"                  # the figure's place comes before the first bar
+    assert "TrainingCurves" not in shown              # later drawings update that place
+    assert sum(1 for s in shown if s[0] == "update") >= 2
 
 
 NOTEBOOK_CELLS = [
     "import pedatorch as torch\nfrom pedatorch import viz\n%matplotlib inline",
     # 50 points, redrawn at 5, 10, ..., 50: one output, replaced nine times
-    "curves = viz.TrainingCurves(every=5, min_interval=0)\n"
+    "curves = viz.TrainingCurves(every=5, min_interval=0, draw_share=1)\n"
     "for i in range(50):\n    curves.log(step=i, loss=torch.tensor(1.0 / (i + 1)))\n"
     "print(curves.updates)",
-    # everything after the first drawing is held back, then drawn when the cell ends
+    # everything is held back (the wait starts at the first value), then drawn when the cell ends
     "held = viz.TrainingCurves(min_interval=3600)\n"
     "for i in range(7):\n    held.log(step=i, loss=float(i))\n"
     "print(held.updates)",
@@ -322,10 +373,10 @@ def test_in_a_real_kernel_one_display_output_per_curves():
     assert outputs(1, "stream")[0].text.strip() == "10"
     assert outputs(1, "execute_result") == []                 # no stray "<Figure ...>" either
     held = outputs(2, "display_data")
-    assert len(held) == 1 and outputs(2, "stream")[0].text.strip() == "1"
+    assert len(held) == 1 and outputs(2, "stream")[0].text.strip() == "0"
     assert held[0].data["text/plain"] == "<pedatorch.viz.TrainingCurves: train/loss; 7 log calls>"
-    assert outputs(3, "stream")[0].text.split() == ["2", "10"]  # the cell-end flush drew once more
-    assert [kind for i, kind, _ in messages if i == 2] == ["display_data", "update_display_data"]
+    assert outputs(3, "stream")[0].text.split() == ["1", "10"]  # the cell-end flush drew it
+    assert [kind for i, kind, _ in messages if i == 2] == ["display_data"]
 
 
 def test_viz_import_needs_no_matplotlib():

@@ -9,6 +9,7 @@
 ``memory``             tensors over their storage: offsets, strides, views
 ``TrainingCurves``     live loss/accuracy/lr curves for a training loop
 ``progress``           a progress bar with ETA for long loops
+``summary``            a table of a model's layers, shapes and parameter counts
 ``set_renderer``       choose the Graphviz renderer (see ``viz._render``)
 =====================  ==========================================================
 
@@ -19,8 +20,8 @@ which extra to install when that is missing.
 import importlib
 
 # The submodules are named apart from the functions they export (graph -> graphs.py, broadcast ->
-# broadcasting.py, memory -> layout.py): importing a submodule sets it as an attribute of this
-# package, which would otherwise hide the function of the same name.
+# broadcasting.py, memory -> layout.py, summary -> tables.py): importing a submodule sets it as an
+# attribute of this package, which would otherwise hide the function of the same name.
 
 from ._render import RendererNotFound, renderer, renderer_name, set_renderer
 from ._picture import Picture
@@ -32,6 +33,7 @@ _LAZY = {
     "broadcast": "broadcasting", "broadcast_widget": "broadcasting", "BroadcastDiagram": "broadcasting",
     "memory": "layout", "MemoryDiagram": "layout",
     "TrainingCurves": "training", "progress": "training",
+    "summary": "tables", "ModelSummary": "tables",
 }
 
 __all__ = ["Picture", "RendererNotFound", "renderer", "renderer_name", "set_renderer", *_LAZY]

@@ -30,9 +30,12 @@ Where it draws
   figure as one PNG output (``IPython.display.display(..., display_id=True)``);
   every later redraw *replaces* that output through its display handle, so a
   loop of a thousand steps leaves one picture in the cell, not a thousand.
-  Redraws are throttled: at most one every ``every`` calls of :meth:`log` and
-  every ``min_interval`` seconds; whatever is still undrawn is drawn when the
-  cell finishes (or at :meth:`close`).
+  Redraws are throttled: at most one every ``every`` calls of :meth:`log`, and
+  ``min_interval`` seconds after the first value or the end of the last redraw, or longer when a
+  redraw is slow (the wait is 19 times the redraw's time, so redraws cost at most
+  5% of the loop); whatever is still undrawn is drawn when the cell finishes (or
+  at :meth:`close`). Progress bars made with :meth:`progress` come below the
+  figure.
 * **In a script** nothing pops up. ``curves.save("curves.png")`` writes the
   figure (``.svg`` and ``.pdf`` by extension too); with ``out="curves.png"`` it
   is written on every redraw and at :meth:`close`.
@@ -142,7 +145,8 @@ class TrainingCurves:
         metrics: the names whose panels come first, in this order (others get a
             panel after them when first logged).
         every: redraw at most once every ``every`` calls of :meth:`log`.
-        min_interval: at least this many seconds between two redraws.
+        min_interval: at least this many seconds from the end of one redraw to the next (more
+            when a redraw is slow: see :attr:`wait`).
         title: a title over the whole figure.
         figsize: ``(width, height)`` in inches; by default 4.8 x 3.2 per panel.
         grad_norms: show the gradient-norm panel from the start
@@ -150,16 +154,21 @@ class TrainingCurves:
         out: a path (``.png``, ``.svg``, ``.pdf``) written on every redraw and at :meth:`close`.
         notebook: ``None`` to detect an IPython kernel, ``True``/``False`` to say.
         dpi: pixels per inch of the PNG (the PNG is ``figsize * dpi`` pixels).
+        draw_share: the largest share of the loop's time that redraws may take (1: redraw whenever
+            ``every`` and ``min_interval`` allow).
     """
 
     def __init__(self, metrics=("loss", "accuracy"), every=1, min_interval=0.5, title=None, figsize=None,
-                 grad_norms=False, out=None, *, notebook=None, dpi=100):
+                 grad_norms=False, out=None, *, notebook=None, dpi=100, draw_share=0.05):
         if isinstance(metrics, str):
             metrics = (metrics,)
         if not isinstance(every, int) or isinstance(every, bool) or every < 1:
             raise ValueError(f"TrainingCurves: every must be an int >= 1, got {every!r}")
         if min_interval < 0:
             raise ValueError(f"TrainingCurves: min_interval must be >= 0, got {min_interval!r}")
+        if not 0 < draw_share <= 1:
+            raise ValueError(f"TrainingCurves: draw_share must be in (0, 1], got {draw_share!r}")
+        self.draw_share = float(draw_share)
         self.metrics = tuple(str(m) for m in (metrics or ()))
         self.every = every
         self.title = title
@@ -179,6 +188,7 @@ class TrainingCurves:
         self._last_epoch = None
         self._calls_since_draw = 0
         self._last_draw = -math.inf
+        self._draw_seconds = 0.0   # how long the last redraw took
         self._version = 0          # bumped by every new value
         self._figure = None
         self._figure_version = -1
@@ -421,22 +431,49 @@ class TrainingCurves:
             return                                  # a script without out=: draw only when asked
         if self.notebook:
             self._hook_cell_end()
-        if self._calls_since_draw >= self.every and time.monotonic() - self._last_draw >= self.min_interval:
+        now = time.monotonic()
+        if self._last_draw == -math.inf:
+            # the first wait starts at the first value: a loop shorter than min_interval is drawn once,
+            # at its end, instead of paying a first render (the slowest) before its second step
+            self._last_draw = now
+        elif self._calls_since_draw >= self.every and now - self._last_draw >= self.wait:
             self.update()
+
+    @property
+    def wait(self):
+        """Seconds from the end of one redraw to the next: ``min_interval``, or longer when drawing is
+        slow, so that redraws take at most ``draw_share`` of the loop's time (at 5%, a 0.5 s redraw waits 9.5 s)."""
+        drawing = self._draw_seconds or TrainingCurves._typical_draw_seconds   # before the first: the last seen
+        return max(self.min_interval, drawing * (1 - self.draw_share) / self.draw_share)
+
+    _typical_draw_seconds = 0.0   # how long the last redraw of any TrainingCurves took
 
     def update(self):
         """Redraw now: replace the notebook output (show it the first time) and write ``out``."""
+        start = time.monotonic()
         self._calls_since_draw = 0
-        self._last_draw = time.monotonic()
         self.updates += 1
         if self.notebook:
-            display = _need("IPython.display")
-            if self._handle is None:
-                self._handle = display.display(self, display_id=True)
-            else:
-                self._handle.update(self)
+            self._show()
         if self.out:
             self.save(self.out)
+        # measured from the end of the draw: a draw longer than min_interval must not start the next one
+        self._last_draw = time.monotonic()
+        self._draw_seconds = TrainingCurves._typical_draw_seconds = self._last_draw - start
+
+    def _show(self):
+        display = _need("IPython.display")
+        if self._handle is None:
+            self._handle = display.display(self, display_id=True)
+        else:
+            self._handle.update(self)
+
+    def _reserve_place(self):
+        """Show an empty output where the figure will be, so that it stays above the progress bars
+        that come after it (each epoch's bar would otherwise push the first figure between two bars)."""
+        if self.notebook and self._handle is None:
+            display = _need("IPython.display")
+            self._handle = display.display({"text/plain": ""}, raw=True, display_id=True)
 
     @property
     def pending(self):
@@ -487,6 +524,7 @@ class TrainingCurves:
         """:func:`progress` over ``iterable``, showing the values of each :meth:`log` as its postfix."""
         if self._bar is not None:
             self._bar.close()
+        self._reserve_place()
         self._bar = progress(iterable, total=total, desc=desc, **kw)
         return self._bar
 
