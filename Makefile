@@ -1,6 +1,6 @@
 # pedatorch: the two commands a learner needs are `make lab` and `make test`.
 #
-#   make lab     a venv with the lessons' packages, then JupyterLab on the first lesson
+#   make lab     a venv with the lessons' packages, then JupyterLab (repository root) on the first lesson
 #   make test    a venv with the test packages and PyTorch (the oracle), then the
 #                test suite and the notebooks (pytest --nbval)
 #   make gallery re-draws docs/img/ (the pictures of docs/gallery.md)
@@ -55,7 +55,7 @@ lab: $(VENV)/.installed-lessons
 	@printf '%s\n' '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \
 	    > $(LAB_SETTINGS)
 	$(VENV)/bin/jupyter trust lessons/*.ipynb
-	$(VENV)/bin/jupyter lab $(LAB_DEFAULTS) $(LAB_ARGS) $(FIRST_LESSON)
+	$(VENV)/bin/jupyter lab $(LAB_DEFAULTS) --LabApp.default_url=/lab/tree/$(FIRST_LESSON) $(LAB_ARGS)
 
 # Re-execute the notebooks in place, storing their outputs (what nbval compares against).
 execute-lessons: $(VENV)/.installed-lessons
