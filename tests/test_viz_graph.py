@@ -289,7 +289,8 @@ def test_without_any_renderer(monkeypatch):
     loss, params = small()
     g = viz.graph(loss, params=params)
     assert "MulBackward0" in g.source           # DOT needs no renderer
-    assert g._repr_mimebundle_() == {"text/plain": repr(g)}
+    assert g._repr_mimebundle_() == {"text/plain": repr(g) + "\n(no picture: no Graphviz renderer is installed; "
+                                                         "pip install 'pedatorch[viz]' brings one)"}
     with pytest.raises(viz.RendererNotFound, match="pedatorch\\[viz\\]"):
         g.svg()
 
@@ -310,3 +311,19 @@ def test_model_graph_has_pytorchs_nodes(torch):
     assert drawn == sorted(f.name() for f in theirs if not f.name().endswith("AccumulateGrad"))
     assert sum(1 for label in g.labels.values() if label.endswith("AccumulateGrad")) == \
         sum(1 for f in theirs if f.name().endswith("AccumulateGrad"))
+
+
+def test_bundle_has_a_png_for_untrusted_notebooks():
+    """JupyterLab hides SVG from an untrusted notebook; the PNG beside it is what shows there."""
+    import base64
+    loss, params = small()
+    bundle = viz.graph(loss, params=params)._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "image/svg+xml", "image/png"}
+    assert base64.b64decode(bundle["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_pinned_renderer_comes_first(monkeypatch):
+    """graphviz-pure (pinned in pyproject) before a system dot: re-running a lesson stores the same SVG."""
+    names = [os.path.basename(p) for p in _render._candidates()]
+    if "graphviz-pure" in names:
+        assert names[0] == "graphviz-pure"

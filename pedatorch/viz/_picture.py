@@ -1,4 +1,5 @@
 """The object every DOT-based picture returns: inline SVG in Jupyter, .source, .save()."""
+import base64
 import os
 
 from . import _render
@@ -52,8 +53,12 @@ class Picture:
         bundle = {"text/plain": repr(self)}
         try:
             bundle["image/svg+xml"] = self.svg()
+            # JupyterLab shows no SVG from an untrusted notebook (a fresh clone's lessons): the PNG
+            # is what a learner sees there before running anything; trusted, the SVG wins
+            bundle["image/png"] = base64.b64encode(self.pipe("png")).decode("ascii")
         except _render.RendererNotFound:
-            pass   # text only: the repr says what it is, .source has the DOT
+            bundle["text/plain"] += ("\n(no picture: no Graphviz renderer is installed; "
+                                     "pip install 'pedatorch[viz]' brings one)")
         return bundle
 
     def save(self, path, format=None):

@@ -5,12 +5,14 @@ first; a renderer turns it into an image.  The renderer is the first of:
 
 1. the one set with :func:`set_renderer` (a path or command name) or the
    ``PEDATORCH_DOT`` environment variable;
-2. a system Graphviz ``dot`` on ``PATH`` (``apt install graphviz``): it can write
-   every format, PDF included;
-3. ``graphviz-pure`` (a pip wheel, installed by ``pip install 'pedatorch[viz]'``):
+2. ``graphviz-pure`` (a pip wheel, installed by ``pip install 'pedatorch[viz]'``):
    a static build of Graphviz's ``dot`` with the same flags, found next to this
-   Python even when the kernel's ``PATH`` lacks the venv's ``bin``.  It writes SVG
-   and PNG, not PDF.
+   Python even when the kernel's ``PATH`` lacks the venv's ``bin``.  Its version is
+   pinned, so a lesson re-run by a learner stores the very SVG that was shipped
+   (another Graphviz lays text out slightly differently: a diff of every picture).
+   It writes SVG and PNG, not PDF: PDF goes to the system ``dot`` when there is one;
+3. a system Graphviz ``dot`` on ``PATH`` (``apt install graphviz``): it can write
+   every format, PDF included.
 
 No Python binding is needed: the renderer is run as a subprocess with the DOT
 text on stdin.
@@ -30,14 +32,12 @@ class RendererNotFound(RuntimeError):
 
 def _candidates():
     here = os.path.dirname(sys.executable)
-    for name in ("dot",):
-        p = shutil.which(name)
-        if p:
-            yield p
-    for name in ("graphviz-pure",):
-        p = shutil.which(name) or shutil.which(name, path=here)
-        if p:
-            yield p
+    p = shutil.which("graphviz-pure", path=here) or shutil.which("graphviz-pure")
+    if p:
+        yield p
+    p = shutil.which("dot")
+    if p:
+        yield p
 
 
 def set_renderer(command=None):
@@ -91,11 +91,23 @@ def render(source, fmt="svg", timeout=60):
     """DOT text -> bytes in ``fmt``."""
     exe = renderer()
     if fmt == "pdf" and not can_write("pdf"):
-        raise ValueError(f"the renderer {os.path.basename(exe)} cannot write PDF; save as .svg or .png, "
-                         "or install Graphviz's dot (apt install graphviz) and viz.set_renderer('dot')")
-    proc = subprocess.run([exe, f"-T{fmt}"], input=source.encode("utf-8"), capture_output=True,
-                          timeout=timeout)
+        system_dot = shutil.which("dot") if _chosen is None and not os.environ.get("PEDATORCH_DOT") else None
+        if system_dot is None:
+            raise ValueError(f"the renderer {os.path.basename(exe)} cannot write PDF; save as .svg or .png, "
+                             "or install Graphviz's dot (apt install graphviz)")
+        exe = system_dot
+    try:
+        proc = subprocess.run([exe, f"-T{fmt}"], input=source.encode("utf-8"), capture_output=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"{os.path.basename(exe)} took over {timeout} s to draw this picture: draw less "
+                           "(max_nodes=..., depth=1) or pass a larger timeout") from None
+    except OSError as e:
+        raise RendererNotFound(f"{exe} could not be run ({e.strerror}): reinstall it (pip install "
+                               "'pedatorch[viz]') or choose another with viz.set_renderer(...)") from None
     if proc.returncode != 0:
-        raise RuntimeError(f"{os.path.basename(exe)} -T{fmt} failed: "
-                           f"{proc.stderr.decode('utf-8', 'replace').strip()}")
+        # one line: Graphviz's own first message, which names what it could not do
+        first = next((ln.strip() for ln in proc.stderr.decode("utf-8", "replace").splitlines() if ln.strip()),
+                     f"exit status {proc.returncode}")
+        raise RuntimeError(f"{os.path.basename(exe)} -T{fmt} failed: {first}")
     return proc.stdout
