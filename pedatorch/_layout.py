@@ -343,8 +343,12 @@ def broadcast_shapes_or_raise(a, b):
         x = a[i] if -i <= len(a) else 1
         y = b[i] if -i <= len(b) else 1
         if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+            err = RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
                                f"non-singleton dimension {n + i}")
+            if hasattr(err, "add_note"):   # Python 3.11+: shown under the message, which stays PyTorch's
+                err.add_note(f"shapes {shape_str(a)} and {shape_str(b)} line up from the right; to see it: "
+                             f"pedatorch.viz.broadcast({tuple(a)}, {tuple(b)})")
+            raise err
         out.append(y if x == 1 else x)
     return tuple(reversed(out))
 

@@ -284,3 +284,20 @@ def test_widget_updates_on_edits():
     w.text_b.value = "4,2"
     assert w.diagram.error.startswith("RuntimeError: The size of tensor a (3)") and "RuntimeError" in w.picture.value
     assert w.update() is w.diagram or w.update().source == w.diagram.source
+
+
+def test_a_broadcast_clash_keeps_pytorchs_message_and_points_to_the_picture():
+    import sys
+    import traceback
+    a, b = pt.ones(2, 3), pt.ones(4)
+    with pytest.raises(RuntimeError) as info:
+        a + b
+    assert str(info.value) == "The size of tensor a (3) must match the size of tensor b (4) at non-singleton " \
+                              "dimension 1"
+    if sys.version_info >= (3, 11):
+        assert info.value.__notes__ == ["shapes [2, 3] and [4] line up from the right; to see it: "
+                                        "pedatorch.viz.broadcast((2, 3), (4,))"]
+    frames = traceback.extract_tb(info.value.__traceback__)
+    inside = [f for f in frames if "pedatorch" in f.filename.replace("\\", "/").split("/tests/")[0]
+              and "/tests/" not in f.filename]
+    assert len(inside) <= 2, [f"{f.filename}:{f.name}" for f in inside]   # the op and apply, no more

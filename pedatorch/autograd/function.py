@@ -212,7 +212,8 @@ class ArrayFunction(Function):
                     out.ndim > 1:
                 out = _elementwise_layout(cls, arrays, out, None)
         except ValueError as e:  # numpy's words -> PyTorch's RuntimeError
-            raise _numpy_error(e, arrays) from None
+            # raised afresh: the learner's traceback ends here, not in the frames that worded it
+            raise _numpy_error(e, arrays).with_traceback(None) from None
         except TypeError:        # cupy refuses host arrays: tensors on two devices (checked only now, for speed)
             moved = _same_device_args(args)
             if moved is None:
