@@ -2,10 +2,11 @@
 
     0 backend          the array libraries (numpy, cupy)
     1 base             dtypes, devices, layouts, the allocator tuning, hook handles, pytrees
-    2 tensor           Tensor, its printing, random generators, the device modules (cuda, accelerator, backends)
+    2 tensor           Tensor, its printing, random generators, the device modules (cuda, cpu, accelerator, backends)
     3 autograd         graph, engine, Function, grad modes
     4 ops              every op (ops/, linalg, special, fft)
-    5 library          nn, optim, distributions, func, data, checkpoint, serialization, testing, jit, onnx, amp, vision
+    5 library          nn, optim, distributions, func, data, checkpoint, serialization, testing, jit, onnx, amp
+                       (with cuda.amp and cpu.amp, its older spellings), vision
     6 pictures         viz, grading
 
 Module-level imports must point down (or stay in their layer) and form no circle. Imports inside functions
@@ -20,11 +21,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "pedatorch"
 
 LAYERS = [
     ("backend", 0), ("version", 1), ("_dtype", 1), ("_device", 1), ("_layout", 1), ("_malloc", 1),
-    ("_tensor", 2), ("_tensor_str", 2), ("_random", 2), ("cuda", 2), ("accelerator", 2), ("backends", 2),
-    ("mps", 2), ("xpu", 2), ("autograd", 3), ("utils.hooks", 1), ("utils._pytree", 1),
+    ("_tensor", 2), ("_tensor_str", 2), ("_random", 2), ("cuda", 2), ("cpu", 2), ("accelerator", 2),
+    ("backends", 2), ("mps", 2), ("xpu", 2), ("autograd", 3), ("utils.hooks", 1), ("utils._pytree", 1),
     ("ops", 4), ("linalg", 4), ("special", 4), ("fft", 4),
     ("nn", 5), ("optim", 5), ("distributions", 5), ("func", 5), ("utils", 5), ("serialization", 5),
-    ("testing", 5), ("jit", 5), ("onnx", 5), ("amp", 5), ("vision", 5), ("hub", 5), ("library", 5), ("overrides", 5),
+    ("testing", 5), ("jit", 5), ("onnx", 5), ("amp", 5), ("cuda.amp", 5), ("cpu.amp", 5), ("vision", 5),
+    ("safetensors", 5),
+    ("hub", 5), ("library", 5), ("overrides", 5),
     ("viz", 6), ("grading", 6),
 ]
 
