@@ -30,7 +30,7 @@ LAB_ARGS ?=
 FIRST_LESSON := $(firstword $(sort $(wildcard lessons/0*.ipynb)))
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-.PHONY: lab execute-lessons test test-unit test-notebooks test-browser gallery bench gpu-check fuzz clean distclean venv
+.PHONY: lab lessons execute-lessons test test-unit test-notebooks test-browser gallery bench gpu-check fuzz clean distclean venv
 
 venv: $(PY)
 
@@ -57,25 +57,35 @@ lab: $(VENV)/.installed-lessons
 	$(VENV)/bin/jupyter trust lessons/*.ipynb
 	$(VENV)/bin/jupyter lab $(LAB_DEFAULTS) --LabApp.default_url=/lab/tree/$(FIRST_LESSON) $(LAB_ARGS)
 
-# Re-execute the notebooks in place, storing their outputs (what nbval compares against).
+# The lessons' sources live in instructor/ (solutions, hidden tests, every output); lessons/ holds their
+# handouts, made from them (pedatorch-assign --keep-outputs), plus 00_welcome (no exercises).
+INSTRUCTOR_NBS := $(sort $(wildcard instructor/*.ipynb))
+
+# Re-execute the notebooks in place, storing their outputs (what nbval compares against), then the handouts.
 execute-lessons: $(VENV)/.installed-lessons
 	$(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace \
-	    --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.store_widget_state=True --ExecutePreprocessor.timeout=300 lessons/*.ipynb
+	    --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.store_widget_state=True --ExecutePreprocessor.timeout=300 \
+	    lessons/00_welcome.ipynb $(INSTRUCTOR_NBS)
+	$(MAKE) lessons
+
+# The handouts: solutions stubbed, hidden tests removed, exercise cells tagged for nbval.
+lessons: $(VENV)/.installed-lessons
+	@for nb in $(INSTRUCTOR_NBS); do $(PY) -m pedatorch.grading assign "$$nb" lessons/ --keep-outputs || exit 1; done
 
 # Both suites run even when the first fails; the target fails if either did.
 test: $(VENV)/.installed-test
 	@status=0; \
 	echo "$(PY) -m pytest tests"; \
 	$(PY) -m pytest tests || status=1; \
-	echo "$(PY) -m pytest --nbval --nbval-current-env lessons/"; \
-	$(PY) -m pytest --nbval --nbval-current-env lessons/ || status=1; \
+	echo "$(PY) -m pytest --nbval --nbval-current-env --nbval-cell-timeout=120 lessons/ $(wildcard instructor)"; \
+	$(PY) -m pytest --nbval --nbval-current-env --nbval-cell-timeout=120 lessons/ $(wildcard instructor) || status=1; \
 	exit $$status
 
 test-unit: $(VENV)/.installed-test
 	$(PY) -m pytest tests
 
 test-notebooks: $(VENV)/.installed-test
-	$(PY) -m pytest --nbval --nbval-current-env lessons/
+	$(PY) -m pytest --nbval --nbval-current-env --nbval-cell-timeout=120 lessons/ $(wildcard instructor)
 
 # tests/browser: demo.ipynb opened in JupyterLab in Debian's headless chromium (playwright drives it;
 # `playwright install` is never run). Screenshots land in tests/browser/screenshots/.

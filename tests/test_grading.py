@@ -450,3 +450,23 @@ def test_regrading_gives_identical_grades(graded, tmp_path):
     assert len(rows) == len(graded["rows"]) and not changed, changed
     stable = lambda r: (r.student, r.message) if r.student != "background" else None   # noqa: E731  (pids)
     assert [stable(r) for r in rows] == [stable(r) for r in graded["rows"]]
+
+
+def test_assign_keep_outputs_for_lessons(graded):
+    """A lesson's handout keeps what its teaching cells showed; exercise cells are cleared and tagged for nbval."""
+    src = notebook.read(str(graded["source"]))
+    teaching = next(c for c in src["cells"] if c["cell_type"] == "code" and not notebook.meta(c))
+    teaching["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "shown\n"}]
+    teaching["execution_count"] = 1
+    hand = notebook.student_version(src, keep_outputs=True)
+    for c in hand["cells"]:
+        if c["cell_type"] != "code":
+            continue
+        exercise = notebook.is_solution(c) or notebook.is_grade(c)
+        assert ("raises-exception" in c["metadata"].get("tags", [])) == exercise
+        if exercise:
+            assert c["outputs"] == [] and c["execution_count"] is None
+    kept = next(c for c in hand["cells"] if c.get("id") == teaching.get("id") and c["cell_type"] == "code"
+                and not notebook.meta(c))
+    assert kept["outputs"] == teaching["outputs"]
+    assert "BEGIN SOLUTION" not in json.dumps(hand)

@@ -10,11 +10,14 @@ def assign_main(argv=None):
                                 "cleared, locked cells checksummed).")
     p.add_argument("source", help="the instructor's notebook, with solutions and hidden tests")
     p.add_argument("out_dir", help="folder for the student version")
+    p.add_argument("--keep-outputs", action="store_true",
+                   help="keep the outputs of cells outside the exercises (answer and test cells are still cleared "
+                        "and tagged raises-exception for nbval)")
     a = p.parse_args(argv)
     from .grader import assign
     from .notebook import InvalidNotebook
     try:
-        print(assign(a.source, a.out_dir))
+        print(assign(a.source, a.out_dir, keep_outputs=a.keep_outputs))
     except (InvalidNotebook, ValueError, OSError) as e:
         print(f"pedatorch-assign: {e}", file=sys.stderr)
         return 2

@@ -389,14 +389,15 @@ def write_gradescope(rows, path):
         json.dump(data, f, indent=1)
 
 
-def assign(source, out_dir):
-    """Write the student version of ``source`` into ``out_dir``; returns its path."""
+def assign(source, out_dir, keep_outputs=False):
+    """Write the student version of ``source`` into ``out_dir``; returns its path.
+    ``keep_outputs``: see ``notebook.student_version`` (the lessons keep their teaching outputs)."""
     nb = notebook.read(source)
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, os.path.basename(source))
     if os.path.abspath(path) == os.path.abspath(source):
         raise ValueError("the student version would overwrite the source notebook: choose another folder")
-    notebook.write(notebook.student_version(nb), path)
+    notebook.write(notebook.student_version(nb, keep_outputs=keep_outputs), path)
     return path
 
 

@@ -138,9 +138,14 @@ def clear_hidden_tests(source):
     return source if new is None else new
 
 
-def student_version(nb):
+def student_version(nb, keep_outputs=False):
     """The handout: solutions stubbed, hidden tests removed, outputs cleared, locked cells marked read-only,
-    and each graded/locked cell's checksum recorded (tampering with them is then detectable)."""
+    and each graded/locked cell's checksum recorded (tampering with them is then detectable).
+
+    ``keep_outputs``: the outputs of the cells that are no part of an exercise stay (a lesson's pictures and
+    printouts, readable before anything runs); answer and test cells are cleared and tagged
+    ``raises-exception``, so that ``pytest --nbval`` runs the unsolved handout: its exercises fail, as
+    they must until the learner solves them, and everything else must still run and print the same."""
     nb = copy.deepcopy(nb)
     ids = set()
     for cell in nb["cells"]:
@@ -156,7 +161,13 @@ def student_version(nb):
             cell["source"] = clear_solution(cell)
         if cell["cell_type"] == "code":
             cell["source"] = clear_hidden_tests(cell["source"])
-            cell["outputs"], cell["execution_count"] = [], None
+            exercise = is_solution(cell) or is_grade(cell)
+            if not keep_outputs or exercise:
+                cell["outputs"], cell["execution_count"] = [], None
+            if keep_outputs and exercise:
+                tags = cell["metadata"].setdefault("tags", [])
+                if "raises-exception" not in tags:
+                    tags.append("raises-exception")
         if is_locked(cell):
             cell["metadata"]["editable"] = False
             cell["metadata"]["deletable"] = False
