@@ -107,6 +107,14 @@ class UntypedStorage:
     def device(self):
         return device_of(self._owner)
 
+    # moving a storage: what a ``map_location`` function of ``pedatorch.load`` calls (``storage.cuda(1)``)
+    def cpu(self):
+        return self if type(self._owner) is CPU_ARRAY else UntypedStorage(to_host(self._owner))
+
+    def cuda(self, device=None, non_blocking=False):
+        dev = as_device("cuda" if device is None else f"cuda:{device}" if isinstance(device, int) else device)
+        return UntypedStorage(to_device_array(self._owner, dev))
+
     def __repr__(self):
         data = to_host(self._owner).reshape(-1).view(np.uint8)
         body = "\n".join(f" {int(b)}" for b in data[:20])
@@ -118,6 +126,9 @@ class UntypedStorage:
 # in-place write (writing through it, or through its base or another view of the base)
 DEFAULT, IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, NO_GRAD_MODE, INFERENCE_MODE = range(5)
 _grad_state = None  # autograd's grad-mode state; set by autograd/function.py (which imports this module)
+# While ``jit.trace`` records, it sets this to a function that warns that a tensor became a Python value
+# (the trace keeps the value as a constant): called with "boolean", "number", ... (one check otherwise)
+_trace_warner = None
 
 
 class Tensor:
@@ -492,6 +503,8 @@ class Tensor:
     # ------------------------------------------------------------ conversions
     def numpy(self, *, force=False):
         """The numpy array behind this tensor: same memory, no copy."""
+        if _trace_warner is not None:
+            _trace_warner("NumPy array")
         if self.is_cuda:
             if force:
                 return self._data.get()
@@ -521,12 +534,19 @@ class Tensor:
         return Tensor._make(array)
 
     def tolist(self):
+        if _trace_warner is not None:
+            _trace_warner("list")
         arr = self._data if self.is_cpu else self._data.get()
         if arr.dtype.name == "bfloat16":
             arr = arr.astype(np.float32)
         return arr.tolist()
 
     def item(self):
+        if _trace_warner is not None:
+            _trace_warner("number")
+        return self._item()
+
+    def _item(self):
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
         v = self._data.reshape(-1)[0]
@@ -540,15 +560,21 @@ class Tensor:
         """The one element, for int()/float()/complex() (PyTorch's ValueError where item() says RuntimeError)."""
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return self.item()
+        return self._item()
 
     def __float__(self):
+        if _trace_warner is not None:
+            _trace_warner("float")
         return float(self._python_scalar())
 
     def __int__(self):
+        if _trace_warner is not None:
+            _trace_warner("integer")
         return int(self._python_scalar())
 
     def __complex__(self):
+        if _trace_warner is not None:
+            _trace_warner("complex")
         return complex(self._python_scalar())
 
     def __bool__(self):
@@ -556,16 +582,22 @@ class Tensor:
             raise RuntimeError(
                 f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'}"
                 " is ambiguous")
-        return bool(self.item())
+        if _trace_warner is not None:
+            _trace_warner("boolean")
+        return bool(self._item())
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
+        if _trace_warner is not None:
+            _trace_warner("integer")
+        return int(self._item())
 
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
+        if _trace_warner is not None:
+            _trace_warner("len")
         return self._data.shape[0]
 
     def __iter__(self):
