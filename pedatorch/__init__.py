@@ -205,7 +205,15 @@ from .utils import checkpoint as _checkpoint, data as _data  # noqa: E402,F401  
 from . import accelerator, backends, distributions, mps, onnx, serialization, testing, xpu  # noqa: E402,F401
 from . import func  # noqa: E402,F401
 from . import amp, jit  # noqa: E402,F401  (mixed precision; tracing)
-from .amp import autocast  # noqa: E402,F401
+from .amp import autocast, GradScaler  # noqa: E402,F401
+from .amp import (is_autocast_enabled, set_autocast_enabled, get_autocast_dtype, set_autocast_dtype,  # noqa: E402,F401
+                  is_autocast_cache_enabled, set_autocast_cache_enabled, clear_autocast_cache,
+                  autocast_increment_nesting, autocast_decrement_nesting, is_autocast_cpu_enabled,
+                  set_autocast_cpu_enabled, get_autocast_cpu_dtype, set_autocast_cpu_dtype, get_autocast_gpu_dtype,
+                  set_autocast_gpu_dtype, is_autocast_xla_enabled, set_autocast_xla_enabled, get_autocast_xla_dtype,
+                  set_autocast_xla_dtype, is_autocast_ipu_enabled, set_autocast_ipu_enabled, get_autocast_ipu_dtype,
+                  set_autocast_ipu_dtype)
+from . import cpu  # noqa: E402,F401  (torch.cpu: loaded with amp already; named here as torch names it)
 from .serialization import save, load  # noqa: E402,F401
 
 

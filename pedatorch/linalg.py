@@ -24,7 +24,7 @@ import numpy as np
 
 from ._tensor import Tensor
 from .backend import namespace, cholesky as _cholesky_kernel, linalg_errors
-from .autograd.function import ArrayFunction
+from .autograd.function import ArrayFunction, before_checks
 from .ops._util import write_out, wrap_dim, _type_word, shape_str
 from .ops.linalg import matmul as _matmul, multi_dot as _multi_dot, _mH, _conj
 from .ops import shape as _shape
@@ -913,6 +913,7 @@ def multi_dot(tensors, *, out=None):
 
 
 def vecdot(x, y, *, dim=-1, out=None):
+    x, y = before_checks("linalg_vecdot", x, y)   # (autocast casts first)
     if x._data.dtype != y._data.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
                            f"{_type_word(x._data.dtype)} and y of type {_type_word(y._data.dtype)} instead")

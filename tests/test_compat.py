@@ -36,10 +36,7 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
 RTOL = 1e-4
 EXACT = {"01_tensor_tour.py"}  # printing, indexing, promotion: nothing here may differ even in the last digit
 
-XFAIL = {
-    "15_checkpoint_resume.py": "torch.save / torch.load are missing",
-    "16_amp_recipe.py": "torch.amp (GradScaler) and torch.autocast are missing",
-}
+XFAIL = {}
 
 
 def _params():

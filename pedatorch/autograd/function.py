@@ -26,7 +26,7 @@ import traceback
 
 import numpy as _np
 
-from ..backend import CPU_ARRAY, CPU_BACKEND, is_array, namespace, writeable
+from ..backend import CPU_ARRAY, CPU_BACKEND, is_array, namespace, overlaps_itself, writeable_alias
 
 from .grad_mode import _state, no_grad
 from .graph import Node, AccumulateGrad, _seq, saved_input, saved_output, saved_const, SAVED_INPUT, SAVED_OUTPUT
@@ -37,7 +37,7 @@ from .._tensor import Tensor
 
 _tensor._grad_state = _state  # views record the grad mode they were made in (Tensor._become_view_of)
 
-__all__ = ["Function", "ArrayFunction", "FunctionCtx", "OpMode", "once_differentiable"]
+__all__ = ["Function", "ArrayFunction", "FunctionCtx", "OpMode", "once_differentiable", "before_checks"]
 
 FunctionCtx = Node
 _new = object.__new__
@@ -121,6 +121,10 @@ class Function(metaclass=_FunctionMeta):
     _array_forward = False   # forward gets Tensors (False) or arrays (ArrayFunction)
     _view_of = None          # index of the argument whose memory the output views
     _inplace_of = None       # index of the argument modified in place (built-ins)
+    # when an in-place op refuses to write where one memory location holds several elements (an expanded
+    # tensor): "before" its kernel's checks (TensorIterator's order), "after" them (an op whose own argument
+    # check comes first in ATen, as neg_'s of a bool tensor), None: never (fill_ and zero_ write anyway)
+    _overlap_check = "before"
 
     def __init__(self, *args, **kwargs):
         raise RuntimeError(
@@ -207,6 +211,8 @@ class ArrayFunction(Function):
                     out = _elementwise_layout(cls, arrays, out, ctx)
                 out = _wrap_recorded(cls, ctx, args, out)
                 return as_efficient_zero(out, cls._keeps_zero == "view") if zero else out
+            if cls._inplace_of is not None and cls._overlap_check == "before":
+                check_no_internal_overlap(arrays[cls._inplace_of])
             out = cls.forward(_NO_CTX, *arrays)
             if cls._relayout and (type(out) is CPU_ARRAY or type(out) is not tuple and is_array(out)) and \
                     out.ndim > 1:
@@ -247,6 +253,10 @@ class OpMode:
         """Run the op ``cls`` on ``args`` (override to change the arguments or to look at the result)."""
         return cls.apply(*args)
 
+    def prepare(self, op, args):
+        """The arguments of a call of ``op`` as its front end should see them (see ``before_checks``)."""
+        return args
+
     def __enter__(self):
         _MODES.append(self)
         _VISIBLE[0] = len(_MODES)
@@ -261,6 +271,21 @@ class OpMode:
 def active_modes():
     """The entered OpModes, innermost last (a copy)."""
     return list(_MODES)
+
+
+def before_checks(op, *args):
+    """For an op's front end that checks its tensors before ``op.apply`` (dtypes that must agree), or for an
+    op composed of other ops (``op`` is then PyTorch's name for it, ``"cross_entropy"``): the entered modes
+    see the arguments first and may change them (autocast casts here, as PyTorch's autocast runs at the
+    entry of an op, before its own checks).  Without modes: the arguments unchanged."""
+    n = _VISIBLE[0]
+    try:
+        while _VISIBLE[0]:   # innermost mode first; what a mode runs meanwhile goes to the modes below it
+            _VISIBLE[0] -= 1
+            args = _MODES[_VISIBLE[0]].prepare(op, args)
+    finally:
+        _VISIBLE[0] = n
+    return args
 
 
 def _through_mode(cls, args):
@@ -358,6 +383,8 @@ def _new_node(cls, args):
     ctx = cls._backward_cls()
     if cls._inplace_of is not None:
         _check_inplace(args[cls._inplace_of], ctx)  # before anything is read (PyTorch's check_inplace)
+        if cls._overlap_check == "before":           # then TensorIterator's, before the kernel's dtype checks
+            check_no_internal_overlap(args[cls._inplace_of]._data)
     _link_inputs(ctx, args)
     return ctx
 
@@ -426,7 +453,7 @@ def _plain_one(cls, args, arr):
         arr = _as_array(arr)
     if cls._inplace_of is not None:
         t = args[cls._inplace_of]
-        _write_inplace(t, arr)
+        _write_inplace(t, arr, cls._overlap_check is not None)
         t._bump_version()
         return t
     t = Tensor._make(arr)
@@ -435,7 +462,14 @@ def _plain_one(cls, args, arr):
     return t
 
 
-def _write_inplace(t, arr):
+def check_no_internal_overlap(dst):
+    """PyTorch's refusal to write where one memory location holds several elements (an expanded tensor)."""
+    if overlaps_itself(dst):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def _write_inplace(t, arr, refuse_overlap=True):
     """Write an in-place op's result into ``t``'s memory (checked first: a refused write changes nothing)."""
     dst = t._data
     if t._is_inference and not _state.inference:
@@ -444,9 +478,9 @@ def _write_inplace(t, arr):
                            "https://github.com/pytorch/rfcs/pull/17 for more details.")
     if arr is dst:
         return
-    if not writeable(dst):
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           "single memory location. Please clone() the tensor before performing the operation.")
+    if refuse_overlap:
+        check_no_internal_overlap(dst)
+    dst = writeable_alias(dst)
     if arr.dtype != dst.dtype and not can_cast_np(arr.dtype, dst.dtype):
         raise RuntimeError(f"result type {_type_word(arr.dtype)} can't be cast to the desired output type "
                            f"{_type_word(dst.dtype)}")
@@ -499,7 +533,7 @@ def _wrap_inplace(cls, ctx, args, outs, multi, raw):
         old._requires_grad = t._requires_grad
         i = next(k for k, s in enumerate(to_save) if s is t._data)
         ctx._to_save = to_save[:i] + (old,) + to_save[i + 1:]
-    _write_inplace(t, outs[0])
+    _write_inplace(t, outs[0], cls._overlap_check is not None)
     before = t._version
     t._bump_version()
     t._set_history(ctx, 0)

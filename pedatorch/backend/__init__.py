@@ -19,7 +19,7 @@ without a GPU.
 import numpy as np
 
 __all__ = ["Backend", "CPU_BACKEND", "CPU_ARRAY", "namespace", "address", "storage_root", "device_namespace", "backend_of", "is_array", "cuda_backend",
-           "cuda_available", "register_cuda", "to_host", "scatter_add", "as_strided"]
+           "cuda_available", "register_cuda", "to_host", "scatter_add", "as_strided", "astype"]
 
 _SCALARS = (bool, int, float, complex, np.generic)
 
@@ -147,6 +147,16 @@ def to_host(arr):
     return backend_of(arr).to_host(arr)
 
 
+def astype(arr, np_dtype):
+    """``arr`` converted to ``np_dtype`` as PyTorch converts. numpy/cupy's ``astype`` is, except from
+    bfloat16 to an integer type: ml_dtypes turns NaN, inf and out-of-range values into 0, where
+    PyTorch converts through float32 (exact for bfloat16) and then as C does, like every float type."""
+    if arr.dtype.name == "bfloat16" and np.dtype(np_dtype).kind in "iu":
+        arr = arr.astype(np.float32)
+    with np.errstate(invalid="ignore"):   # NaN -> int: PyTorch converts silently (to INT_MIN on x86)
+        return arr.astype(np_dtype)
+
+
 def scatter_add(target, index, values):
     """``target[index] += values`` in place, repeated indices adding up, on target's device."""
     backend_of(target).scatter_add(target, index, values)
@@ -182,6 +192,25 @@ def writeable(arr):
     if isinstance(arr, np.ndarray) and not arr.flags.writeable:
         return False
     return not any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
+
+
+def overlaps_itself(arr):
+    """PyTorch's internal-overlap test: a stride 0 over more than one element (an ``expand`` view, or a
+    ``diagonal``/``as_strided`` view of one). An in-place op refuses to write there."""
+    return any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
+
+
+def writeable_alias(arr):
+    """A writeable view of ``arr``'s memory: numpy marks a view of an expanded array read-only (``e[0]`` of
+    ``v.expand(2, 3)``), though the memory it shows is its owner's and PyTorch writes there (and ``fill_``
+    writes even where one location holds several elements). A read-only owner (a file's buffer) stays
+    read-only."""
+    if not isinstance(arr, np.ndarray) or arr.flags.writeable:
+        return arr
+    root = storage_root(arr)
+    if not (isinstance(root, np.ndarray) and root.flags.writeable and root.flags.c_contiguous):
+        return arr
+    return np.ndarray(arr.shape, arr.dtype, buffer=root, offset=address(arr) - address(root), strides=arr.strides)
 
 
 def cholesky(a, upper=False):

@@ -13,7 +13,7 @@ import types
 import numpy as np
 
 from .. import _dtype as D
-from ..backend import CPU_ARRAY, is_array, namespace
+from ..backend import CPU_ARRAY, astype, is_array, namespace
 from .._tensor import Tensor
 from .._dtype import is_inexact_np, is_float_np
 # (these moved below the ops layer, where autograd can use them; ops import them from here as before)
@@ -70,7 +70,7 @@ def result_np_dtype(*operands):
 def cast(x, np_dtype):
     """An array in ``np_dtype`` (Python scalars stay scalars: numpy treats them as weak)."""
     if hasattr(x, "dtype") and not isinstance(x, np.generic):
-        return x if x.dtype == np_dtype else x.astype(np_dtype)
+        return x if x.dtype == np_dtype else astype(x, np_dtype)
     if isinstance(x, np.generic):
         x = x.item()
     if np_dtype.kind == "b":

@@ -1,7 +1,7 @@
 """Moving a tensor to another dtype or device (``Tensor.to``), recorded as ``ToCopyBackward0``."""
-import numpy as np
 
 from .._device import to_device_array, device_of
+from ..backend import astype
 from .._layout import relayout, format_strides
 from .._tensor import preserve_format
 from ..autograd.function import ArrayFunction
@@ -19,11 +19,7 @@ class ToCopy(ArrayFunction):
         if np_dtype is not None and x.dtype != np_dtype:
             if x.dtype.kind == "c" and np_dtype.kind != "c":
                 out = out.real
-            if x.dtype.name == "bfloat16" and np_dtype.kind in "iu":
-                # ml_dtypes turns an out-of-range bfloat16 into 0; PyTorch converts through float (exact
-                # for bfloat16) and then as C does, so -1.0 -> uint8 is 255 as it is for float16/32/64
-                out = out.astype(np.float32)
-            out = out.astype(np_dtype)
+            out = astype(out, np_dtype)   # bfloat16 -1.0 -> uint8 is 255, as for float16/32/64
         if dev is not None:
             moved = to_device_array(out, dev)
             if moved is not out:

@@ -1098,6 +1098,7 @@ class Neg(ArrayFunction):
     """out = -x;   dx = -grad"""
     node_name = "NegBackward0"
     _elementwise = 1
+    _overlap_check = "after"   # (neg_: ATen refuses a bool tensor before it looks at the memory)
 
     @staticmethod
     def forward(ctx, x):

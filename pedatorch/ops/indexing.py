@@ -35,13 +35,13 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.function import ArrayFunction, check_inplace
+from ..autograd.function import ArrayFunction, before_checks, check_inplace, check_no_internal_overlap
 from ._util import (wrap_dim, register, write_out, shape_str, _type_word, broadcast_shapes_or_raise, checked_int,
                     needed)
 from .._layout import _iterator_layout, copy_in_format, in_format, relayout, format_strides, check_no_overlap
 from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed, _view_strides
 from .._dtype import is_float_np
-from ..backend import namespace, is_array, CPU_ARRAY, CPU_BACKEND, ufunc_at, scatter_add as _scatter_add_at
+from ..backend import namespace, is_array, astype, CPU_ARRAY, CPU_BACKEND, ufunc_at, scatter_add as _scatter_add_at
 
 # numpy, for what Python hands an index op (lists, numbers): made on the host, moved to the indexed
 # tensor's device once (``_on``, ``_advanced_key``)
@@ -80,7 +80,7 @@ def _as_fill(value, dtype):
     """A fill value in ``dtype``, converted as numpy converts (C casts, under the caller's errstate): an array
     (a 0-dim tensor's) stays on its device, a number becomes a numpy scalar (which every device accepts)."""
     if is_array(value):
-        return value.astype(dtype)
+        return astype(value, dtype)
     return _host.asarray(value).astype(dtype)[()]
 
 
@@ -506,7 +506,9 @@ def _value_to_tensor(self, value):
 
 
 def _copy_to(dst, src):
-    """Write ``src`` into the view ``dst`` (PyTorch's ``copy_to``): copy_, fill_ for a 0-dim src, else broadcast."""
+    """Write ``src`` into the view ``dst`` (PyTorch's ``copy_to``): copy_, fill_ for a 0-dim src, else broadcast.
+    An assignment refuses a target that overlaps itself, even where a plain ``fill_`` would write."""
+    check_no_internal_overlap(dst._data)
     if dst._data.shape == src._data.shape:
         dst.copy_(src)
     elif src._data.ndim == 0:
@@ -570,6 +572,7 @@ def _check_values(values, name="index_put"):
 
 def index_put(input, indices, values, accumulate=False):
     _check_values(values)
+    input, values = before_checks(IndexPut, input, values)   # (autocast casts first)
     key, adv = _index_put_key(input, indices, 1)
     return _index_put(input, key, values, accumulate, inplace=False, adv=adv, tensors=tuple(indices))
 
@@ -772,6 +775,7 @@ IndexCopy_ = _inplace(IndexCopy)
 def _index_copy(input, dim, index, source, inplace):
     if inplace:
         check_inplace(input)  # (PyTorch refuses a leaf before its kernel checks the arguments)
+    input, source = before_checks(IndexCopy_ if inplace else IndexCopy, input, source)   # (autocast casts first)
     n = input._data.ndim
     d = wrap_dim(dim, n)
     idx = _array_of(index, input._data)
@@ -1090,6 +1094,7 @@ def _scatter_add(input, dim, index, src, inplace):
 
 
 def scatter_add(input, dim, index, src):
+    input, src = before_checks(ScatterAdd, input, src)   # (autocast casts first)
     return _scatter_add(input, dim, index, src, False)
 
 
@@ -1275,6 +1280,8 @@ def _masked_fill(input, mask, value, inplace):
         broadcast_shapes_or_raise(m.shape, input._data.shape)
     m = _index_arg(mask, m)   # (the caller's mask tensor: saved, version-checked)
     if isinstance(value, Tensor):
+        if value.device.type == "cpu":   # ATen's CPU kernel fills with value.item(), checked like a number
+            checked_int(value.item(), input._data.dtype)
         return (MaskedFillTensor_ if inplace else MaskedFillTensor).apply(input, m, value)
     checked_int(value, input._data.dtype)
     return (MaskedFill_ if inplace else MaskedFill).apply(input, m, value)

@@ -1,5 +1,5 @@
 """Whole-tensor in-place fills: ``fill_``, ``zero_``."""
-from ..backend import namespace
+from ..backend import astype, namespace
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ._util import register, cast, checked_int
@@ -10,12 +10,13 @@ class Fill(ArrayFunction):
     """self.fill_(v): every element becomes v (a number);  dself = 0"""
     node_name = "FillBackward2"
     _inplace_of = 0
+    _overlap_check = None   # PyTorch fills an expanded tensor (each shared location written repeatedly)
 
     @staticmethod
     def forward(ctx, x, value):
         out = namespace(x).empty_like(x)
         # a number is checked as PyTorch checks it, then converted (a negative int wraps into uint8)
-        out[...] = value if hasattr(value, "dtype") else cast(checked_int(value, x.dtype), x.dtype)
+        out[...] = astype(value, x.dtype) if hasattr(value, "dtype") else cast(checked_int(value, x.dtype), x.dtype)
         return out
 
     @staticmethod
@@ -32,6 +33,7 @@ class Zero(ArrayFunction):
     """self.zero_(): every element becomes 0;  dself = 0"""
     node_name = "ZeroBackward0"
     _inplace_of = 0
+    _overlap_check = None   # PyTorch fills an expanded tensor (each shared location written repeatedly)
 
     @staticmethod
     def forward(ctx, x):

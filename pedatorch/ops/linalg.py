@@ -31,7 +31,7 @@ import numpy as np
 from .._dtype import opmath_np
 from .._tensor import Tensor
 from ..backend import namespace, is_array
-from ..autograd.function import ArrayFunction
+from ..autograd.function import ArrayFunction, before_checks
 from ._util import (write_out, register, _type_word, shape_str, result_np_dtype, cast, broadcast_shapes_or_raise,
                     needed)
 from .shape import UnsafeView, reshape
@@ -391,6 +391,7 @@ class Addr(ArrayFunction):
 # ====================================================================== public products
 
 def mm(input, mat2, *, out=None):
+    input, mat2 = before_checks(Mm, input, mat2)   # (autocast casts first)
     a, b = input._data, mat2._data
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -418,6 +419,7 @@ def _check_bmm(b1, b2, name1="batch1", name2="batch2"):
 
 
 def bmm(input, mat2, *, out=None):
+    input, mat2 = before_checks(Bmm, input, mat2)
     a, b = input._data, mat2._data
     _check_bmm(a, b)
     if a.size == 0 or b.size == 0:
@@ -432,6 +434,7 @@ def bmm(input, mat2, *, out=None):
 
 
 def mv(input, vec, *, out=None):
+    input, vec = before_checks(Mv, input, vec)
     a, v = input._data, vec._data
     if a.ndim == 0:  # (PyTorch reads the matrix's size(0) first)
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
@@ -461,12 +464,14 @@ def _check_dot(a, b):
 
 
 def dot(input, tensor, *, out=None):
+    input, tensor = before_checks(Dot, input, tensor)
     _check_dot(input._data, tensor._data)
     r = Dot.apply(input, tensor)
     return r if out is None else _write_out("dot", out, r)
 
 
 def vdot(input, other, *, out=None):
+    input, other = before_checks(Vdot, input, other)
     _check_dot(input._data, other._data)
     r = Vdot.apply(input, other)
     return r if out is None else _write_out("vdot", out, r)
@@ -508,6 +513,7 @@ def matmul(input, other, *, out=None):
         if not isinstance(t, Tensor):
             raise TypeError(f"matmul(): argument '{name}' (position {pos + 1}) must be Tensor, not "
                             f"{type(t).__name__}")
+    input, other = before_checks("matmul", input, other)   # (autocast casts first, also for mv and dot)
     r = _matmul(input, other, out is not None)
     return r if out is None else _write_out("matmul", out, r)
 
@@ -596,6 +602,7 @@ def _check_addmm(x, a, b):
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    input, mat1, mat2 = before_checks(Addmm, input, mat1, mat2)
     a, b = mat1._data, mat2._data
     _check_addmm(input._data, a, b)
     _bool_beta(a, beta, a.shape[0] * b.shape[1], a.shape[1])
@@ -616,6 +623,7 @@ def _check_addmv(x, a, v):
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    input, mat, vec = before_checks(Addmv, input, mat, vec)
     _check_addmv(input._data, mat._data, vec._data)
     r = Addmv.apply(input, mat, vec, beta, alpha)
     return r if out is None else _write_out("addmv", out, r)
@@ -633,6 +641,7 @@ def _check_baddbmm(x, b1, b2):
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    input, batch1, batch2 = before_checks(Baddbmm, input, batch1, batch2)
     b1, b2 = batch1._data, batch2._data
     _check_baddbmm(input._data, b1, b2)
     _bool_beta(b1, beta, b1.shape[0] * b1.shape[1] * b2.shape[2], b1.shape[2])
@@ -657,6 +666,7 @@ def _check_addbmm(x, b1, b2):
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    input, batch1, batch2 = before_checks(Addbmm, input, batch1, batch2)
     b1, b2 = batch1._data, batch2._data
     _check_addbmm(input._data, b1, b2)
     _bool_beta(b1, beta, b1.shape[1] * b2.shape[2], b1.shape[0] * b1.shape[2])
@@ -674,6 +684,7 @@ def _check_addr(input, vec1, vec2, beta, alpha):
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    input, vec1, vec2 = before_checks(Addr, input, vec1, vec2)
     _check_addr(input, vec1, vec2, beta, alpha)
     r = Addr.apply(input, vec1, vec2, beta, alpha)
     return r if out is None else _write_out("addr", out, r)

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ..autograd.function import ArrayFunction
+from ..autograd.function import ArrayFunction, before_checks
 from ._util import wrap_dim, wrap_dims, register, write_out, shape_str, broadcast_shapes_or_raise, \
     result_np_dtype, _type_word, needed
 from .._layout import _empty_preserving_layout, in_format
@@ -774,6 +774,7 @@ class LinalgCross(ArrayFunction):
 
 def linalg_cross(input, other, dim=-1):
     """The cross product of 3-vectors along ``dim`` (``torch.linalg.cross``; ``torch.cross`` with a dim)."""
+    input, other = before_checks(LinalgCross, input, other)   # (autocast casts first)
     x, y = input._data, other._data
     if x.ndim != y.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")

@@ -22,7 +22,7 @@ import numpy as np
 from .. import _dtype as D
 from .._layout import in_format
 from .._tensor import Tensor
-from ..backend import namespace, argsort_stable, accumulate
+from ..backend import namespace, argsort_stable, accumulate, astype
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
 from ._util import (wrap_dim, wrap_dims, register, write_out, to_float, _type_word, promote, check_kernel_dtype,
@@ -68,7 +68,7 @@ def _accumulate(fn, x, np_dtype, **kw):
     float16/bfloat16 up in float32, rounding only the result (PyTorch's accumulate type: summing
     5000 x 0.1 in bfloat16 itself would stop growing at 32)."""
     if np_dtype is not None and x.dtype != np_dtype:
-        x = x.astype(np_dtype)
+        x = astype(x, np_dtype)
     xp = namespace(x)
     run = getattr(x, fn) if type(fn) is str else lambda **k: fn(x, **k)
     acc = opmath_np(x.dtype)
@@ -1142,7 +1142,7 @@ class Cumsum(ArrayFunction):
     def forward(ctx, x, dim, np_dtype):
         ctx.dim, ctx.in_dtype = dim, D.from_numpy_dtype(x.dtype)
         if x.ndim == 0:
-            return x.astype(np_dtype) if np_dtype is not None else x.copy()
+            return astype(x, np_dtype) if np_dtype is not None else x.copy()
         return _accumulate("cumsum", x, np_dtype, axis=dim)
 
     @staticmethod
@@ -1203,7 +1203,7 @@ class Cumprod(ArrayFunction):
     def forward(ctx, x, dim, np_dtype):
         ctx.dim = dim
         if x.ndim == 0:
-            out = x.astype(np_dtype) if np_dtype is not None else x.copy()
+            out = astype(x, np_dtype) if np_dtype is not None else x.copy()
         else:
             out = _accumulate("cumprod", x, np_dtype, axis=dim)
         ctx.save_for_backward(x, out)

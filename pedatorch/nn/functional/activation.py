@@ -20,7 +20,7 @@ import numpy as np
 from ..._layout import in_format, iterator_result
 from ..._tensor import Tensor
 from ...backend import namespace, CPU_ARRAY
-from ...autograd.function import ArrayFunction
+from ...autograd.function import ArrayFunction, before_checks
 from ...ops._util import _type_word, check_kernel_dtype, checked_int
 from ...ops.elementwise import Relu, _ip, _erf, masked_grad, where, _not_implemented_name
 from ...ops.creation import zero_grad
@@ -922,6 +922,7 @@ class PreluGradWeight(ArrayFunction):
 
 def prelu(input, weight):
     """x if x > 0 else a * x, with one learnt slope a per channel (dim 1) or a single one."""
+    input, weight = before_checks(PreluKernel, input, weight)   # (autocast casts first)
     if input._data.dtype != weight._data.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got {_type_word(input._data.dtype)} and "
                            f"{_type_word(weight._data.dtype)}")

@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 
 from ..._tensor import Tensor
-from ...autograd.function import ArrayFunction
+from ...autograd.function import ArrayFunction, before_checks
 from ...backend import namespace
 from ...autograd.grad_mode import _state
 from .dropout import dropout
@@ -96,8 +96,8 @@ class ScaledDotProductFlashAttentionForCpu(ArrayFunction):
         s *= s.dtype.type(scale)
         if mask is not None:
             s += mask
-        p = _softmax_rows(s)
-        out = xp.matmul(p, v)
+        p = _softmax_rows(s).astype(q.dtype, copy=False)
+        out = xp.matmul(p, v).astype(q.dtype, copy=False)   # (numpy's bfloat16 matmul gives float32)
         ctx.scale, ctx.rep, ctx.mask = scale, rep, mask
         ctx.save_for_backward(q, k0, v0, p)
         return out
@@ -169,6 +169,7 @@ def _bool_to_float(mask, np_dtype):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(Q K^T * scale + mask) V over the last two dims (see the module docstring)."""
+    query, key, value, attn_mask = before_checks("scaled_dot_product_attention", query, key, value, attn_mask)
     if query.dtype != key.dtype or query.dtype != value.dtype:
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
                            f"{_tn(query)} key.dtype: {_tn(key)} and value.dtype: {_tn(value)} instead.")

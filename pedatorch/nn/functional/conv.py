@@ -41,7 +41,7 @@ from ..._dtype import opmath_np
 from ..._layout import conv_result, in_format
 
 from ..._tensor import Tensor
-from ...autograd.function import ArrayFunction
+from ...autograd.function import ArrayFunction, before_checks
 from ...backend import namespace, as_strided
 from ...ops._util import shape_str
 from ...ops.linalg import _product  # xp.matmul with PyTorch's float16/bfloat16 precision (and dtype)
@@ -516,6 +516,7 @@ def _convolution(fname, nsp, input, weight, bias, stride, padding, dilation, gro
             x = constant_pad_nd(x, pad_nd, 0)
             hi = list(lo)
     _check_shape(x, ws, bias, stride, lo, dilation, groups, transposed, output_padding)
+    x, weight, bias = before_checks(Convolution, x, weight, bias)   # (autocast casts first)
     xa, wa = x._data, weight._data
     if xa.dtype != wa.dtype:
         raise RuntimeError(f"Input type ({_LEGACY_TYPE.get(xa.dtype.name, xa.dtype.name)}) and weight type "

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..._dtype import result_type_of
 from ..._tensor import Tensor
-from ...autograd.function import ArrayFunction
+from ...autograd.function import ArrayFunction, before_checks
 from ...backend import namespace
 from ...autograd.grad_mode import no_grad
 from ...linalg import vector_norm
@@ -36,6 +36,7 @@ def _float_word(dt):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum((x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps)), dim), as ATen computes it (each input divided by
     its norm first; the clamp is applied without recording, so the gradient treats the norm as unclamped)."""
+    x1, x2 = before_checks("cosine_similarity", x1, x2)   # (autocast casts first)
     common = result_type_of(x1, x2)
     if not common.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "

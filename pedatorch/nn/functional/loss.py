@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 
 from ..._tensor import Tensor
-from ...autograd.function import ArrayFunction
+from ...autograd.function import ArrayFunction, before_checks
 from ..._layout import iterator_result
 from ...backend import namespace, scatter_add, to_host
 from ...autograd.grad_mode import _state, no_grad
@@ -470,6 +470,7 @@ def _l1(input, target, reduction):
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error ``|input - target|``, optionally weighted."""
+    input, target, weight = before_checks("l1_loss", input, target, weight)   # (autocast: float32)
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
@@ -773,6 +774,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     class probabilities: ``-(log_softmax(input, 1) * target).sum(1)``.  ``label_smoothing`` mixes the
     target with the uniform distribution over the C classes.
     """
+    input, target, weight = before_checks("cross_entropy", input, target, weight)
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
     red = _get_enum(reduction)
@@ -973,6 +975,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     ``'batchmean'`` divides the sum by the batch size (the true KL divergence); ``'mean'`` divides by the
     number of elements and warns, as PyTorch does.
     """
+    input, target = before_checks("kl_div", input, target)
     if size_average is not None or reduce is not None:
         red = _legacy_get_string(size_average, reduce)
     else:
@@ -991,6 +994,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """Poisson negative log likelihood: ``exp(input) - target * input`` (or ``input - target * log(input + eps)``)."""
+    input, target = before_checks("poisson_nll_loss", input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
     if reduction != "none" and reduction != "mean" and reduction != "sum":
@@ -1040,6 +1044,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """``1 - cos(x1, x2)`` where target is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1."""
+    input1, input2, target = before_checks("cosine_embedding_loss", input1, input2, target)
     red = _reduction_enum(size_average, reduce, reduction)
     targ_dim = target.dim()
     if not (targ_dim == 1 or targ_dim == 0):
@@ -1066,6 +1071,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """``max(0, -target * (input1 - input2) + margin)``."""
+    input1, input2, target = before_checks("margin_ranking_loss", input1, input2, target)
     red = _reduction_enum(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
@@ -1078,6 +1084,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """``input`` where target is 1, ``max(0, margin - input)`` where it is -1."""
+    input, target = before_checks("hinge_embedding_loss", input, target)
     red = _reduction_enum(size_average, reduce, reduction)
     zeros = zeros_like(input)
     margin_clamp = _rsub_scalar(margin, input).clamp_min_(0)
@@ -1112,8 +1119,47 @@ class SoftMarginLoss(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        z = (-(y * x)).exp()
-        return -y * z / (z + 1) * (grad * _norm_factor(ctx)), None, None
+        return SoftMarginLossGrad.apply(x, y, grad, ctx.reduction, ctx.numel), None, None
+
+
+class SoftMarginLossGrad(ArrayFunction):
+    """PyTorch's soft_margin_loss_backward as one op of (x, y, grad): -f y z / (1 + z) grad  (z = exp(-y x),
+    f = 1 / numel for 'mean'). Its backward is PyTorch's formula, not the derivative of this expression:
+    in float16/bfloat16, z / (1 + z) differentiated term by term cancels to rounding noise.
+        dx = gg grad y^2 z / (1 + z)^2 (/ numel),   dgrad = this op of gg (summed for a reduced loss)"""
+    node_name = "SoftMarginLossBackwardBackward0"
+    _elementwise = 3
+
+    @staticmethod
+    def forward(ctx, x, y, grad, reduction, numel):
+        xp = namespace(x)
+        ctx.save_for_backward(x, y, grad)
+        ctx.reduction, ctx.numel = reduction, numel
+        norm = 1.0 / numel if reduction == "mean" and numel else 1.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            # ATen's kernel, op by op (each rounds in a half type): z = exp(-y * x); (y z)(-norm) / (z + 1) grad
+            z = xp.exp((-y * x).astype(x.dtype)).astype(x.dtype)
+            out = (y * z).astype(x.dtype) * x.dtype.type(-norm)
+            return ((out / (z + x.dtype.type(1))).astype(x.dtype) * grad).astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, gg):
+        x, y, grad = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        dx = dgrad = None
+        if need[0]:   # PyTorch's soft_margin_loss_double_backward(gg * grad, x, y)
+            z = (x * -y).exp()
+            zplus1 = z + 1
+            dx = (gg * grad) * (y * y) * z / (zplus1 * zplus1)
+            if ctx.reduction == "mean" and ctx.numel:
+                dx = dx / ctx.numel
+        if need[2]:   # ... and its _grad_output companion
+            if ctx.reduction == "none":
+                dgrad = SoftMarginLossGrad.apply(x, y, gg, ctx.reduction, ctx.numel)
+            else:
+                ones = grad.new_ones(grad.shape)
+                dgrad = (SoftMarginLossGrad.apply(x, y, ones, ctx.reduction, ctx.numel) * gg).sum()
+        return dx, None, dgrad, None, None
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -1298,6 +1344,7 @@ def _triplet_dims(anchor, positive, negative):
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     """``max(0, margin + d(a, p) - d(a, n))`` with the p-norm pairwise distance ``d``."""
+    anchor, positive, negative = before_checks("triplet_margin_loss", anchor, positive, negative)
     red = _reduction_enum(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")

@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from ..._tensor import Tensor
-from ...autograd.function import ArrayFunction
+from ...autograd.function import ArrayFunction, before_checks
 from ...autograd.grad_mode import no_grad
 from ...backend import namespace, scatter_add
 from ...ops._util import shape_str, _type_word
@@ -728,6 +728,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                       "Please specify align_corners=True if the old behavior is desired. See the documentation of "
                       "grid_sample for details.", stacklevel=2)
         align_corners = False
+    input, grid = before_checks(GridSampler3D if input.dim() == 5 else GridSampler2D, input, grid)   # (autocast)
     if input._data.dtype != grid._data.dtype:
         raise RuntimeError(f"expected scalar type {_type_word(input._data.dtype)} but found "
                            f"{_type_word(grid._data.dtype)}")

@@ -670,7 +670,9 @@ class RNNBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
     def check_input(self, input, batch_sizes):
-        if input.dtype != self._flat_weights[0].dtype:
+        # (under autocast the layer's op casts input and weights itself, so PyTorch skips this check there)
+        from ...amp.autocast_mode import _is_any_autocast_enabled   # lazy: amp's op lists import this module
+        if input.dtype != self._flat_weights[0].dtype and not _is_any_autocast_enabled():
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
                              f"({self._flat_weights[0].dtype}). Convert input: "
                              f"input.to({self._flat_weights[0].dtype}), or convert model: model.to({input.dtype})")

@@ -7,8 +7,8 @@ or a GPU, ``is_available()`` is False, ``device_count()`` 0, and the rest raise 
 import os
 from collections import OrderedDict
 
-from . import backend as _backend
-from ._device import device as _device_cls
+from .. import backend as _backend
+from .._device import device as _device_cls
 
 __all__ = ["is_available", "device_count", "is_initialized", "init", "current_device", "set_device", "device",
            "device_of", "get_device_name", "get_device_properties", "get_device_capability", "synchronize",
@@ -188,7 +188,7 @@ def _generator(index):
 def get_rng_state(device="cuda"):
     """The state of the device's generator, as a uint8 CPU tensor (cupy's generator state, not PyTorch's
     Philox seed and offset: states move between pedatorch runs, not to PyTorch)."""
-    from ._tensor import Tensor   # lazy: the tensor module is above this one
+    from .._tensor import Tensor   # lazy: the tensor module is above this one
     idx = _index(device)
     b = _backend.cuda_backend()
     return Tensor._make(b.generator_state(_generator(idx)))
