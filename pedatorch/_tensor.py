@@ -211,6 +211,8 @@ class Tensor:
 
     @property
     def _version(self):
+        if self._is_inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         c = self._version_counter
         return 0 if c is None else c.value
 
@@ -277,6 +279,8 @@ class Tensor:
             return
         if value and self._data.dtype.kind not in "fcV":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if value and self._is_inference and not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = value
 
     def requires_grad_(self, requires_grad=True):

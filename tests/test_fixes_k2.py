@@ -99,3 +99,30 @@ def test_writes_into_an_expanded_tensor(write):
         exec(write, {"torch": T, "e": e})
         return v
     same(fn, pedatorch, torch)
+
+
+@pytest.mark.parametrize("use", ["(t * x).sum()", "t.requires_grad_()", "t._version", "x.mul(t)", "t.add_(1)"])
+def test_inference_tensors_outside_inference_mode(use):
+    def fn(T):
+        with T.inference_mode():
+            t = T.ones(2)
+        x = T.ones(2, requires_grad=True)
+        out = eval(use, {"t": t, "x": x})
+        return out if isinstance(out, T.Tensor) else T.tensor(out)
+    same(fn, pedatorch, torch)
+
+
+def test_gradcheck_error_prints_jacobians_as_tensors():
+    def fn(T):
+        class Wrong(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x.exp()
+
+            @staticmethod
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return g * x
+        return T.autograd.gradcheck(Wrong.apply, (T.tensor([0.5, 1.0], dtype=T.float64, requires_grad=True),))
+    same(fn, pedatorch, torch)

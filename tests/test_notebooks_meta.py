@@ -8,8 +8,10 @@ import re
 
 import pytest
 
-LESSONS = pathlib.Path(__file__).resolve().parent.parent / "lessons"
-NOTEBOOKS = sorted(LESSONS.glob("*.ipynb"))
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+LESSONS = ROOT / "lessons"
+INSTRUCTOR = ROOT / "instructor"
+NOTEBOOKS = sorted(LESSONS.glob("*.ipynb")) + sorted(INSTRUCTOR.glob("*.ipynb"))
 
 # Things that would make a stored output differ between machines or runs.
 _VOLATILE = [
@@ -44,8 +46,17 @@ def test_notebook_is_executed_and_clean(path):
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     assert code, "no code cells"
     counts = [c["execution_count"] for c in code]
-    assert counts == list(range(1, len(code) + 1)), \
-        f"cells not executed top to bottom in one run (execution counts {counts}); re-execute the notebook"
+    if (INSTRUCTOR / path.name).exists() and path.parent == LESSONS:
+        # a handout: its exercise cells were cleared (tagged raises-exception), the rest keep the counts of
+        # the instructor's run
+        exercise = ["raises-exception" in c["metadata"].get("tags", []) for c in code]
+        assert all(n is None for n, e in zip(counts, exercise) if e)
+        kept = [n for n, e in zip(counts, exercise) if not e]
+        assert kept == sorted(kept) and len(set(kept)) == len(kept) and None not in kept, \
+            f"handout not made from one top-to-bottom run (execution counts {counts}): make execute-lessons"
+    else:
+        assert counts == list(range(1, len(code) + 1)), \
+            f"cells not executed top to bottom in one run (execution counts {counts}); re-execute the notebook"
     for i, cell in enumerate(code):
         for out in cell["outputs"]:
             assert out["output_type"] != "error", f"code cell {i} stores an error"

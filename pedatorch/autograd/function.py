@@ -598,9 +598,11 @@ def _save(ctx, args, outs, results):
             for a in args:  # an input?
                 if isinstance(a, Tensor) and (s is a._data or s is a):
                     if a._is_inference:
-                        raise RuntimeError("Inference tensors cannot be saved for backward. To work around "
-                                           "you can make a clone to get a normal tensor and use it in "
-                                           "autograd.")
+                        raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use "
+                                           "Tensors created in inference mode in computation tracked by "
+                                           "autograd. To work around this, you can make a clone to get a "
+                                           "normal tensor and use it in autograd, or use `torch.no_grad()` "
+                                           "instead of `torch.inference_mode()`.")
                     item = saved_input(a)
                     break
             else:

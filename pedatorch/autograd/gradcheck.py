@@ -124,8 +124,9 @@ def _check_jacobians(func, inputs, diff_idx, eps, atol, rtol, raise_exception, w
     for a_i, (num_cols, ana_cols) in enumerate(zip(numerical, analytical)):
         for j, (n, a) in enumerate(zip(num_cols, ana_cols)):
             if not np.allclose(a, n, rtol=rtol, atol=atol):
+                # printed as tensors, as PyTorch prints them
                 msg = (f"Jacobian mismatch for output {j} with respect to input {diff_idx[a_i]}{what},\n"
-                       f"numerical:{n}\nanalytical:{a}\n")
+                       f"numerical:{Tensor._make(np.asarray(n))!r}\nanalytical:{Tensor._make(np.asarray(a))!r}\n")
                 if raise_exception:
                     raise GradcheckError(msg)
                 return False
