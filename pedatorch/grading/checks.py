@@ -124,6 +124,12 @@ def _short(x):
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _call_text(name, args):
+    """``f(a 2x3 float32 tensor)`` for a function's name; a longer label gets the inputs after "on"."""
+    described = _describe_args(args)
+    return f"{name}({described})" if str(name).isidentifier() else f"{name}, on ({described})"
+
+
 def _array_difference(got, expected, atol, rtol, check_dtype):
     """The first difference between two tensors/arrays, or None."""
     if not _is_tensor_like(got):
@@ -139,12 +145,12 @@ def _array_difference(got, expected, atol, rtol, check_dtype):
     if e.size == 0:
         return None
     if e.dtype.kind in "biu" and g.dtype.kind in "biu":
-        bad = g != e
-        err = np.abs(g.astype(np.float64) - e.astype(np.float64))
+        bad = np.asarray(g != e)
+        err = np.asarray(np.abs(g.astype(np.float64) - e.astype(np.float64)))
     else:
         with np.errstate(invalid="ignore", over="ignore"):
             bad = ~np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
-            err = np.abs(g - e).astype(np.float64)
+            err = np.asarray(np.abs(g - e), dtype=np.float64)   # (an array also for 0-d inputs)
         err[np.isnan(err) & bad] = np.inf     # a NaN or inf where a number was expected counts most
     if not bad.any():
         return None
@@ -256,7 +262,7 @@ def check_function(fn, reference, inputs=None, *, input_fn=None, n_random=5, ato
         raise ValueError("check_function needs inputs or an input_fn")
     for i, args in enumerate(cases):
         expected = reference(*_fresh(args))
-        where = f"{name}({_describe_args(args)}) (input {i + 1} of {len(cases)})"
+        where = f"{_call_text(name, args)} (input {i + 1} of {len(cases)})"
         try:
             got = fn(*_fresh(args))
         except Exception:   # the learner's error is theirs to see in full: say on which input, and pass it on
@@ -301,7 +307,7 @@ def check_backward(fn, inputs, reference=None, *, eps=1e-6, atol=1e-5, rtol=1e-3
         raise ValueError("check_backward needs at least one floating-point tensor input")
     outputs = _outputs(fn(*args))
     if not any(isinstance(o, Tensor) and o.requires_grad for o in outputs):
-        _failed(f"{name}({_describe_args(args)}) returned {_short(outputs[0] if len(outputs) == 1 else outputs)}, "
+        _failed(f"{_call_text(name, args)} returned {_short(outputs[0] if len(outputs) == 1 else outputs)}, "
                 f"which does not require grad: autograd cannot reach its backward (a .detach(), .numpy() or "
                 f"a missing Function?)")
     lines, ok = [], True

@@ -31,6 +31,7 @@ import traceback
 from dataclasses import dataclass, field
 
 from . import notebook, remote, sandbox
+from .worker import strip_magics
 
 STATUSES = ("passed", "failed", "error", "timeout", "crashed", "invalid notebook")
 # modules a test cell may get by name from the student's namespace: the grader imports its own copy
@@ -238,8 +239,8 @@ def _run(assignment, answers, conn, rows):
             _exec_here(cell["source"], ns, conn, assignment.answer_names)
         except (remote.Timeout, remote.Crashed):
             raise
-        except Exception as e:   # it may use the student's names, and fail on them: the tests will say so
-            last_error = last_error or f"set-up cell {i} raised {type(e).__name__}: {e}"
+        except Exception:   # it may use the student's names or objects that arrive here as plain data (a
+            pass            # tensor without its grad_fn), and fail on them: a test that needs it says so itself
 
 
 def _trusted_module(name):
@@ -262,7 +263,7 @@ def _exec_quietly(source, ns):
 
 def _exec_here(source, ns, conn, answer_names):
     """Run instructor code in the grader's namespace; names it lacks come from the student's process."""
-    code = compile(source, "<test cell>", "exec")
+    code = compile(strip_magics(source), "<test cell>", "exec")   # (%config ...: no IPython here either)
     wanted = {n for n in _code_names(code) if n in answer_names or (n not in ns and not hasattr(builtins, n))}
     if wanted:
         for name, (kind, value) in conn.names(sorted(wanted)).items():

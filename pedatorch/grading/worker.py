@@ -40,7 +40,7 @@ class _CappedText(io.TextIOBase):
         return out + (f"\n[... {self.dropped} more characters of output]" if self.dropped else "")
 
 
-def _strip_magics(source):
+def strip_magics(source):
     """IPython's `%magic` and `!shell` lines do nothing here (there is no IPython and no shell)."""
     return "\n".join("pass  # " + line if line.lstrip().startswith(("%", "!")) else line
                      for line in source.splitlines())
@@ -76,7 +76,7 @@ class Worker:
         old = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = out
         try:
-            code = compile(_strip_magics(msg["source"]), f"<cell {msg.get('cell', '?')}>", "exec")
+            code = compile(strip_magics(msg["source"]), f"<cell {msg.get('cell', '?')}>", "exec")
             exec(code, self.ns)
             return {"ok": True, "output": out.text()}, []
         except BaseException as e:   # SystemExit and KeyboardInterrupt too: a cell's end, not the process's
