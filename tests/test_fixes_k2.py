@@ -126,3 +126,18 @@ def test_gradcheck_error_prints_jacobians_as_tensors():
                 return g * x
         return T.autograd.gradcheck(Wrong.apply, (T.tensor([0.5, 1.0], dtype=T.float64, requires_grad=True),))
     same(fn, pedatorch, torch)
+
+
+def test_overflow_is_silent_as_in_pytorch():
+    """numpy warns when a kernel overflows to inf; PyTorch does not. Silenced for pedatorch's code only."""
+    import subprocess
+    import sys
+    code = ("import warnings, numpy as np, pedatorch as torch\n"
+            "x = torch.tensor([1e30, 2.0])\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    x * 1e30; x @ x; torch.tensor([10.]) ** torch.tensor([100.]); torch.tensor([3e38, 3e38]).sum()\n"
+            "assert not w, [str(m.message) for m in w]\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    np.float32(1e30) * np.float32(1e30)\n"
+            "assert len(w) == 1   # a learner's own numpy code still warns\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -16,7 +16,15 @@ cupy is imported when a CUDA device is first used. Tests can register a stand-in
 with numpy arrays, so an op that still calls numpy on a device array fails loudly in CI, on machines
 without a GPU.
 """
+import warnings
+
 import numpy as np
+
+# PyTorch's kernels overflow to inf and make NaN silently; numpy warns ("overflow encountered in multiply").
+# Silenced for pedatorch's own code only (the warning names the pedatorch line that called numpy), so a
+# learner's numpy code warns as before, and no op pays for an np.errstate on its hot path.
+warnings.filterwarnings("ignore", message=r"(overflow|invalid value|divide by zero|underflow) encountered",
+                        category=RuntimeWarning, module=r"pedatorch\.")
 
 __all__ = ["Backend", "CPU_BACKEND", "CPU_ARRAY", "namespace", "address", "storage_root", "device_namespace", "backend_of", "is_array", "cuda_backend",
            "cuda_available", "register_cuda", "to_host", "scatter_add", "as_strided", "astype"]

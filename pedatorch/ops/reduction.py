@@ -75,11 +75,12 @@ def _accumulate(fn, x, np_dtype, **kw):
     if fn in ("cumsum", "cumprod") and x.dtype.char in "fF":
         acc = np.promote_types(x.dtype, np.float64)   # ATen's running sums and products of float32 (and
                                                       # complex64) carry in double, each output rounded
-    if acc != x.dtype:
-        return xp.asarray(run(dtype=acc, **kw)).astype(x.dtype)
-    if x.dtype.kind in "biu":  # numpy would widen int8/16/32 to int64 on its own; dtype= keeps them
-        return xp.asarray(run(dtype=x.dtype, **kw))
-    return xp.asarray(run(**kw))
+    with np.errstate(over="ignore", invalid="ignore"):   # (inf and NaN, silently, as PyTorch's kernels)
+        if acc != x.dtype:
+            return xp.asarray(run(dtype=acc, **kw)).astype(x.dtype)
+        if x.dtype.kind in "biu":  # numpy would widen int8/16/32 to int64 on its own; dtype= keeps them
+            return xp.asarray(run(dtype=x.dtype, **kw))
+        return xp.asarray(run(**kw))
 
 
 class Sum(ArrayFunction):
