@@ -202,16 +202,18 @@ class ModelSummary:
     # ------------------------------------------------------------------ Jupyter
     def _repr_html_(self):
         esc = _html.escape
-        head = "".join(f"<th style='text-align:left'>{esc(h)}</th>"
-                       for h in ["Layer (type:depth-idx)"] + [_COLUMNS[c] for c in self.col_names])
+        numeric = {"num_params", "params_percent", "mult_adds"}   # right-aligned, so the digits line up
+        align = ["left"] + ["right" if c in numeric else "left" for c in self.col_names]
+        head = "".join(f"<th style='text-align:{a}'>{esc(h)}</th>"
+                       for a, h in zip(align, ["Layer (type:depth-idx)"] + [_COLUMNS[c] for c in self.col_names]))
         rows = []
         for r in self._visible():
             cells = self._cells(r)
             name = (f"<td style='text-align:left;padding-left:{1.2 * r.depth:.1f}em'>"
                     f"{esc(type(r.module).__name__)}"
                     + (f" <span style='opacity:.6'>{r.depth}-{r.index}</span>" if r.depth else "") + "</td>")
-            rows.append("<tr>" + name + "".join(f"<td style='text-align:left'>{esc(c)}</td>"
-                                                for c in cells[1:]) + "</tr>")
+            rows.append("<tr>" + name + "".join(f"<td style='text-align:{a}'>{esc(c)}</td>"
+                                                for a, c in zip(align[1:], cells[1:])) + "</tr>")
         totals = "<br>".join(esc(t) for block in self._totals() for t in block)
         return ("<div class='pedatorch-summary'><table>"
                 f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
