@@ -214,22 +214,24 @@ class _NoTensor(nn.Module):
 
 
 def test_large_model_collapses_repeated_blocks():
+    """Past max_nodes, a run of identical blocks is one box standing for all of them."""
     pt.manual_seed(0)
-    model = nn.Sequential(*[Block(4) for _ in range(30)])
-    g = viz.graph(model, pt.randn(2, 4), max_nodes=60)
+    model = nn.Sequential(nn.Linear(4, 8), *[Block(8) for _ in range(30)], nn.Linear(8, 2))
+    g = viz.graph(model, pt.randn(2, 4), depth=None, max_nodes=60)
     nodes, edges = parse_dot(g.source)
     collapsed = [i for i in nodes if i.startswith("c")]
     assert len(collapsed) == 1
     text = " ".join(label_text(nodes[collapsed[0]]))
-    assert text.startswith("28 × Block 1 … 28")
-    assert "nodes each, not drawn" in text
-    assert "0: Block" in g.clusters and "29: Block" in g.clusters and "5: Block" not in g.clusters
-    assert len(nodes) <= 60 and "collapsed runs" in repr(g)
+    assert text.startswith("30 × Block 1 … 30 ")
+    assert f"{30 * 9} nodes, {30 * (8 * 8 + 8 + 8 + 8):,} parameters" in text   # Linear(8, 8) and LayerNorm(8)
+    assert "0: Linear" in g.clusters and "31: Linear" in g.clusters and "5: Block" not in g.clusters
+    assert len(nodes) <= 60 and "1 collapsed runs" in repr(g)
     # the chain stays connected through the summary box
     assert any(b == collapsed[0] for a, b, _ in edges) and any(a == collapsed[0] for a, b, _ in edges)
     # not collapsed when it fits
-    full = viz.graph(model, pt.randn(2, 4), max_nodes=None)
-    assert len(full.clusters) == 90 and "collapsed" not in repr(full)
+    full = viz.graph(model, pt.randn(2, 4), depth=None, max_nodes=None)
+    assert len(full.clusters) == 92 and "collapsed" not in repr(full)
+    assert g.full.labels == full.labels and g.full.edges == full.edges and g.full.clusters == full.clusters
 
 
 def test_cap_shows_a_more_marker():
@@ -247,6 +249,251 @@ def test_cap_shows_a_more_marker():
     assert "max_nodes=20" in text
     assert len(nodes) == 21
     assert f"{n_hidden} more not drawn" in repr(g)
+
+
+# ------------------------------------------------------------ big models: folding, alternating runs, the cap
+
+class BasicBlock(nn.Module):
+    """ResNet's basic block: two 3x3 convolutions with batch norm, and a shortcut."""
+
+    def __init__(self, cin, cout, stride=1):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.relu = nn.ReLU()
+        self.shortcut = nn.Sequential()
+        if stride != 1 or cin != cout:
+            self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        out = self.relu(self.bn1(self.conv1(x)))
+        return self.relu(self.bn2(self.conv2(out)) + self.shortcut(x))
+
+
+class ResNet20(nn.Module):
+    """CIFAR's ResNet-20: a 3x3 stem, 3 stages of 3 basic blocks (16, 32, 64 channels), pool, linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 16, 3, 1, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(16)
+        self.relu = nn.ReLU()
+        cin = 16
+        for i, cout in enumerate((16, 32, 64)):
+            blocks = [BasicBlock(cin if j == 0 else cout, cout, 2 if i and j == 0 else 1) for j in range(3)]
+            setattr(self, f"layer{i + 1}", nn.Sequential(*blocks))
+            cin = cout
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(64, 10)
+
+    def forward(self, x):
+        x = self.relu(self.bn1(self.conv1(x)))
+        x = self.layer3(self.layer2(self.layer1(x)))
+        return self.fc(pt.flatten(self.pool(x), 1))
+
+
+class UnrolledLSTM(nn.Module):
+    """A language model's LSTMCell unrolled over 35 steps: Embedding, LSTMCell, Linear, again and again."""
+
+    def __init__(self, steps=35, vocab=50):
+        super().__init__()
+        self.steps = steps
+        self.emb = nn.Embedding(vocab, 16)
+        self.cell = nn.LSTMCell(16, 32)
+        self.out = nn.Linear(32, vocab)
+
+    def forward(self, tokens):
+        h = c = pt.zeros(tokens.shape[1], 32)
+        logits = []
+        for t in range(self.steps):
+            h, c = self.cell(self.emb(tokens[t]), (h, c))
+            logits.append(self.out(h))
+        return pt.stack(logits).sum()
+
+
+def big_models():
+    """The three models of the notebook-size check: (name, model, example input)."""
+    import warnings
+    pt.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")        # enable_nested_tensor without batch_first, as PyTorch warns
+        encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64),
+                                        num_layers=2)
+    return [("resnet20", ResNet20(), pt.randn(2, 3, 32, 32)),
+            ("lstm", UnrolledLSTM(), pt.randint(0, 50, (35, 2))),
+            ("transformer", encoder, pt.randn(5, 2, 32))]
+
+
+@pytest.fixture(scope="module")
+def big():
+    return {name: (model, x, viz.graph(model, x)) for name, model, x in big_models()}
+
+
+def box_texts(g):
+    nodes, _ = parse_dot(g.source)
+    return {i: " ".join(label_text(a)) for i, a in nodes.items()}
+
+
+def test_depth_1_is_one_box_per_top_level_module(big):
+    model, x, g = big["resnet20"]
+    assert g.depth == 1                                   # what "auto" chose for the first picture
+    texts = box_texts(g)
+    modules = {t.split(":")[0]: (i, t) for i, t in texts.items() if i.startswith("m")}
+    assert set(modules) == {"conv1", "bn1", "relu", "layer1", "layer2", "layer3", "pool", "fc"}
+    for name, (i, text) in modules.items():
+        n = sum(p.numel() for p in getattr(model, name).parameters())
+        assert text.startswith(f"{name}: {type(getattr(model, name)).__name__} ")
+        assert (f"{n:,} parameters" in text) == (n > 0)
+    assert "(2, 3, 32, 32) → (2, 16, 32, 32) 432 parameters" in modules["conv1"][1]
+    assert "layer2: Sequential (2, 16, 32, 32) → (2, 32, 16, 16) 51,648 parameters" == modules["layer2"][1]
+    assert "fc: Linear (2, 64) → (2, 10) 650 parameters" == modules["fc"][1]
+    assert g.clusters == {}                               # folded modules are boxes, not clusters
+    # the folded picture is made of what autograd recorded: the flatten between pool and fc is its node
+    ids = {t: i for i, t in texts.items()}
+    assert (modules["pool"][0], ids["ViewBackward0"], "(2, 64, 1, 1)") in g.edges
+    assert (ids["ViewBackward0"], modules["fc"][0], "(2, 64)") in g.edges
+    assert g.id_of(model.layer1[1].conv2.weight) == modules["layer1"][0]
+    assert repr(g) == ("<pedatorch.viz.Graph: 74 grad_fn nodes, 65 leaves, depth=1: 8 module boxes "
+                       "(output: AddmmBackward0)>")
+
+
+def test_depth_2_unfolds_one_level(big):
+    model, x, _ = big["resnet20"]
+    g = viz.graph(model, x, depth=2)
+    texts = box_texts(g)
+    blocks = sorted(t.split(":")[0] for i, t in texts.items() if t.split(":")[-1].startswith(" BasicBlock"))
+    assert blocks == [f"layer{i}.{j}" for i in (1, 2, 3) for j in range(3)]
+    assert set(g.clusters) == {"conv1: Conv2d", "bn1: BatchNorm2d", "relu: ReLU", "layer1: Sequential",
+                               "layer2: Sequential", "layer3: Sequential", "pool: AdaptiveAvgPool2d", "fc: Linear"}
+    assert len(g.clusters["layer2: Sequential"]) == 3
+    assert "layer2.0: BasicBlock (2, 16, 32, 32) → (2, 32, 16, 16) 14,528 parameters" in texts.values()
+    assert {texts[i] for i in g.clusters["conv1: Conv2d"]} == {"ConvolutionBackward0",
+                                                              "conv1.weight (16, 3, 3, 3) AccumulateGrad"}
+    # depth=None: every node, as before folding existed
+    every = viz.graph(model, x, depth=None)
+    assert every.depth is None and len(every.labels) == len(g.full.labels) == 140
+    with pytest.raises(ValueError, match="depth must be an integer of at least 1"):
+        viz.graph(model, x, depth=0)
+    with pytest.raises(ValueError, match="depth must be"):
+        viz.graph(model, x, depth="deep")
+
+
+def test_full_graph_stays_available(big):
+    """Folding only groups: .full has every node autograd recorded (PyTorch's names), every edge."""
+    model, x, g = big["resnet20"]
+    full = g.full
+    assert len(full.labels) < 200 and full.depth is None
+    names = sorted(label.split()[0] for i, label in full.labels.items()
+                   if i.startswith("n") and not label.endswith("AccumulateGrad"))
+    assert names.count("ConvolutionBackward0") == 21 and names.count("NativeBatchNormBackward0") == 21
+    assert names.count("AddBackward0") == 9 and "AddmmBackward0" in names
+    assert len(full.clusters) > 60 and "layer3.2.conv2: Conv2d" in full.clusters
+    # the folded picture's edges are the full graph's, each drawn between the boxes that hold its ends
+    folded = {i: g.id_of(obj) for obj, i in full.ids.items()}
+    drawn = {(a, b) for a, b, _ in g.edges}
+    for a, b, _ in full.edges:
+        if b != "out0" and folded[a] != folded[b]:
+            assert (folded[a], folded[b]) in drawn
+
+
+def test_alternating_calls_collapse_to_one_box(big):
+    model, x, g = big["lstm"]
+    texts = box_texts(g)
+    runs = [t for i, t in texts.items() if i.startswith("c")]
+    assert len(runs) == 1 and len(texts) == 4
+    assert runs[0].startswith("35 × (Embedding → LSTMCell → Linear) emb → cell → out ")
+    params = sum(p.numel() for p in model.parameters())
+    assert runs[0].endswith(f"nodes, {params:,} parameters")
+    assert sorted(texts.values())[1:] == ["StackBackward0", "SumBackward0", "output ()"]
+    run = next(i for i in texts if i.startswith("c"))
+    assert [(a, b) for a, b, _ in g.edges if a == run] == [(run, next(i for i, t in texts.items()
+                                                                    if t == "StackBackward0"))]
+    assert "1 collapsed runs" in repr(g)
+
+
+def test_repeats_finds_runs_and_periods():
+    from pedatorch.viz.graphs import _repeats
+    assert _repeats(list("ABCABCABCABC")) == [(0, 3, 4)]
+    assert _repeats(list("AAAA")) == [(0, 1, 4)]
+    assert _repeats(list("XABABABY")) == [(1, 2, 3)]
+    assert _repeats(list("AABB")) == [] and _repeats(list("ABAB")) == []
+    assert _repeats(list("AAABBBB")) == [(0, 1, 3), (3, 1, 4)]
+
+
+class Widths(nn.Module):
+    """A stem, 10 identical blocks, then 30 linear layers of different widths (nothing repeats)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Linear(4, 8)
+        self.blocks = nn.Sequential(*[Block(8) for _ in range(10)])
+        self.head = nn.Sequential(*[nn.Linear(8 + i, 9 + i) for i in range(30)])
+
+    def forward(self, x):
+        return self.head(self.blocks(pt.relu(self.stem(x))))
+
+
+def test_cap_keeps_the_collapsed_run_and_the_input_side():
+    pt.manual_seed(0)
+    model = Widths()
+    g = viz.graph(model, pt.randn(2, 4), depth=None, max_nodes=40)
+    texts = box_texts(g)
+    assert len(texts) == 41
+    more = texts["more"]
+    assert more.startswith("… ") and "max_nodes=40" in more
+    assert any(t.startswith("10 × Block blocks.0 … blocks.9") for t in texts.values())
+    assert {"stem.weight (8, 4) AccumulateGrad", "stem.bias (8,) AccumulateGrad", "ReluBackward0"} <= \
+        set(texts.values())                                        # the input side
+    assert "head.29.weight (38, 37) AccumulateGrad" in texts.values()   # the output side
+    assert "output (2, 38)" in texts.values()
+    hidden = int(more.split()[1])
+    assert hidden + len(texts) - 1 - 1 + 10 * 9 == len(g.full.labels)    # "more" and the run stand for the rest
+    assert f"{hidden} more not drawn" in repr(g)
+    # the middle box sits between the two sides
+    ids = {t: i for i, t in texts.items()}
+    assert any(b == "more" for a, b, _ in g.edges) and any(a == "more" for a, b, _ in g.edges)
+    assert ids["output (2, 38)"] in {b for a, b, _ in g.edges}
+
+
+def test_fit_width_scales_wide_pictures_only():
+    from pedatorch.viz.graphs import fit_box, fit_width, natural_size
+    wide = '<svg width="1500pt" height="300pt"\n viewBox="0.00 0.00 1500.00 300.00" xmlns="x"></svg>'
+    narrow = '<svg width="300pt" height="300pt"\n viewBox="0.00 0.00 300.00 300.00" xmlns="x"></svg>'
+    assert natural_size(wide) == (2000.0, 400.0)
+    assert fit_width(wide) == ('<svg width="100%" style="max-width: 2000px; height: auto"\n '
+                               'viewBox="0.00 0.00 1500.00 300.00" xmlns="x"></svg>')
+    assert fit_width(narrow) == narrow
+    assert fit_box(narrow).startswith('<svg width="100%" height="100%" style="max-width: 400px; max-height: 400px"')
+
+
+def test_big_models_first_pictures_fit_a_notebook(big, renderer):
+    """Each first picture: at most ~1600 x 1600 px at its natural size (its text stays legible scaled
+    to a notebook's ~1000 px), and every label still there."""
+    from pedatorch.viz.graphs import _FIT_WIDTH, natural_size
+    wanted = {"resnet20": ["conv1: Conv2d", "layer3: Sequential", "fc: Linear", "ViewBackward0"],
+              "lstm": ["35 × (Embedding → LSTMCell → Linear)", "StackBackward0", "SumBackward0"],
+              "transformer": ["layers.0: TransformerEncoderLayer", "layers.1: TransformerEncoderLayer"]}
+    for name, (model, x, g) in big.items():
+        g = viz.graph(model, x)
+        svg = g.svg(full_size=True)
+        width, height = natural_size(svg)
+        assert width <= 1600 and height <= 1600, (name, width, height)
+        text = svg_texts(g)
+        for label in wanted[name]:
+            assert label in text, (name, label)
+        for t in ET.fromstring(svg).iter(SVG + "text"):        # no text smaller than the 9 pt edge labels
+            assert float(t.get("font-size")) >= 9.0
+        shown = g.svg()
+        assert ('width="100%"' in shown) == (width > _FIT_WIDTH)
+        assert viz.graph(model, x, full_size=True).svg() == svg
+    # the whole ResNet, on demand, is still the picture of every node
+    model, x, _ = big["resnet20"]
+    every = viz.graph(model, x, depth=None)
+    assert max(natural_size(every.svg(full_size=True))) > 1600
+    assert every.svg().split(">")[0].startswith('<?xml')
+    assert re.search(r'<svg width="100%" style="max-width: \d+px; height: auto"', every.svg())
 
 
 # --------------------------------------------------------------------------------- rendering

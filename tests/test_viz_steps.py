@@ -12,7 +12,7 @@ import pytest
 import pedatorch as pt
 from pedatorch import nn, viz
 
-from test_viz_graph import label_text, parse_dot, svg_texts
+from test_viz_graph import label_text, parse_dot, renderer, svg_texts  # noqa: F401 (a fixture)
 
 
 def model_loss(lib, w_np, b_np, x_np):
@@ -156,9 +156,10 @@ def test_widget_moves_through_the_steps():
     loss, w, b = model_loss(pt, *data())
     steps = viz.backward_steps(loss, params={"w": w, "b": b})
     box = steps.widget()
-    controls, panels = box.children
+    offline, controls, panels = box.children
     play, prev, slider, nxt = controls.children
     picture, details = panels.children
+    height = picture.layout.height
     assert slider.max == len(steps) - 1
     assert "steps[0]: AddBackward0" in details.value and "<svg" in picture.value
     nxt.click()
@@ -170,6 +171,99 @@ def test_widget_moves_through_the_steps():
     slider.value = 8
     nxt.click()
     assert slider.value == 8
+    assert picture.layout.height == height                  # the picture area keeps its size
+
+
+def test_widget_wraps_and_keeps_its_place():
+    """At 1024 px with JupyterLab's sidebar open the controls wrap rather than truncate their labels,
+    and the details stay where they are from step to step."""
+    pytest.importorskip("ipywidgets")
+    loss, w, b = model_loss(pt, *data())
+    box = viz.backward_steps(loss, params={"w": w, "b": b}).widget()
+    offline, controls, panel = box.children
+    assert controls.layout.flex_flow == "row wrap" and panel.layout.flex_flow == "row wrap"
+    assert panel.layout.align_items == "flex-start"
+    play, prev, slider, nxt = controls.children
+    assert prev.layout.min_width == "8em" and nxt.layout.min_width == "6.5em"   # "◀ previous", "next ▶"
+    picture, details = panel.children
+    assert picture.layout.height.endswith("px") and picture.layout.flex.startswith("1 1 ")
+    assert details.layout.flex.startswith("0 1 ")
+    # scaled down into its area, never up: the SVG's own size is its max-width/max-height
+    assert re.search(r'<svg width="100%" height="100%" style="max-width: \d+px; max-height: \d+px"', picture.value)
+    # a saved notebook (widgets not live): the controls hide, a line says what to do
+    assert "pedatorch-backward-steps" in box._dom_classes and "pedatorch-controls" in controls._dom_classes
+    assert ".jupyter-widgets-disconnected .pedatorch-controls {display: none}" in offline.value
+    assert "run this cell to step through" in offline.value
+
+
+def chain_loss(n=60):
+    x = pt.randn(3, requires_grad=True)
+    y = x
+    for _ in range(n):
+        y = (y * 1.01).sin()
+    return y.sum(), x
+
+
+def test_big_graph_steps_show_a_window_around_the_node():
+    loss, x = chain_loss(120)                  # 244 boxes: past max_nodes=200 the first picture is capped
+    steps = viz.backward_steps(loss, params={"x": x})
+    assert steps.windowed and len(steps) == 2 * 120 + 2
+    for k in (0, 1, 40, 121, 200, len(steps) - 1):
+        g = steps.graph(k)
+        nodes, edges = parse_dot(g.source)
+        hot = [i for i, a in nodes.items() if "penwidth=3" in a]
+        assert hot == [steps[k].id], k                       # the red node is in every picture
+        assert len(nodes) <= 16 + 2
+        near = {a for a, b_, _ in edges if b_ == steps[k].id} | {b_ for a, b_, _ in edges if a == steps[k].id}
+        assert near <= set(nodes)
+        texts = {i: " ".join(label_text(a)) for i, a in nodes.items()}
+        if 10 < k < len(steps) - 10:
+            assert re.fullmatch(r"… \d+ earlier nodes \(input side\)", texts["wbefore"])
+            assert re.fullmatch(r"… \d+ later nodes \(output side\)", texts["wafter"])
+            n_before, n_after = int(texts["wbefore"].split()[1]), int(texts["wafter"].split()[1])
+            assert n_before + n_after + len(nodes) - 2 == len(viz.graph(loss, max_nodes=None).labels)
+        red = [(a, b_) for a, b_, attrs in edges if "#d62728" in attrs]
+        assert all(b_ == steps[k].id for _, b_ in red)
+        assert f"steps[{k}] of {len(steps)}: {steps[k].name}" in g.source
+    whole = steps.graph(40, window=False)
+    assert len(parse_dot(whole.source)[0]) > 100
+    small_loss, w, b = model_loss(pt, *data())
+    assert not viz.backward_steps(small_loss).windowed
+
+
+def test_window_picture_is_small(renderer):
+    from pedatorch.viz.graphs import natural_size
+    loss, x = chain_loss()
+    steps = viz.backward_steps(loss, params={"x": x})
+    width, height = natural_size(steps.graph(60).svg(full_size=True))
+    assert width < 700 and height < 1000
+
+
+def test_saved_explorer_bundle_shows_the_first_step(monkeypatch):
+    """In a kernel: the widget, and beside it step 0's picture (SVG and PNG) saying to run the cell,
+    which a front end shows when the widget's state is not live (an untrusted notebook, a viewer)."""
+    pytest.importorskip("ipywidgets")
+    import base64
+    from pedatorch.viz import _render, steps as steps_module
+    try:
+        _render.renderer()
+    except _render.RendererNotFound:
+        pytest.skip("no Graphviz renderer")
+    monkeypatch.setattr(steps_module, "_in_kernel", lambda: True)
+    loss, w, b = model_loss(pt, *data())
+    steps = viz.backward_steps(loss, params={"w": w, "b": b})
+    bundle = steps._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "application/vnd.jupyter.widget-view+json", "image/svg+xml",
+                           "image/png"}
+    assert bundle["text/plain"] == repr(steps)
+    text = " ".join(svg_texts_of(bundle["image/svg+xml"]).split())
+    assert "steps[0] of 9: AddBackward0 (run this cell to step through)" in text
+    assert base64.b64decode(bundle["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def svg_texts_of(svg):
+    import xml.etree.ElementTree as ET
+    return " ".join((t.text or "") for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text"))
 
 
 def test_arguments_go_to_backward():

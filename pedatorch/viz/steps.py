@@ -10,8 +10,11 @@ numbers, leaves first when they are ready).
 
 Each :class:`Step` holds copies of the gradients; :meth:`BackwardSteps.graph`
 draws step ``k`` (its node in red, the nodes already run in green, the
-gradients it sends out on red edges); :meth:`BackwardSteps.widget` is the
-ipywidgets explorer (slider, play, previous/next).
+gradients it sends out on red edges); on a big graph it draws the nodes around
+step ``k``'s node only (a window: the red node is always in the picture).
+:meth:`BackwardSteps.widget` is the ipywidgets explorer (slider, play,
+previous/next); shown without a kernel behind it (a saved notebook), it says
+to run the cell, and its output carries the first step's picture beside it.
 
 :func:`explain` says what one node computes: the op, its backward formula and
 the source of its ``backward`` in pedatorch.
@@ -20,11 +23,15 @@ import inspect
 import os
 
 from ._picture import html
-from .graphs import _shape_text, graph, saved_values
+from .graphs import _key_of, _shape_text, fit_box, graph, natural_size, saved_values
 
 __all__ = ["backward_steps", "BackwardSteps", "Step", "explain", "Explanation"]
 
 _EDGE_ROWS = 20   # a long backward's repr lists its first and last 20 steps
+# A graph whose whole picture would be bigger than this (px, estimated) is shown around each step's node
+_WHOLE_WIDTH, _WHOLE_HEIGHT = 900, 900
+_PANEL_HEIGHT = 640   # the explorer's picture area (px): the same for every step, so nothing moves
+_OFFLINE = "run this cell to step through"
 _ACCUMULATE = "var.grad += grad   (AccumulateGrad: the leaf's gradient is summed into .grad)"
 
 
@@ -259,15 +266,17 @@ class Step:
 class BackwardSteps:
     """The steps of one backward pass, in the engine's order (a sequence of :class:`Step`).
 
-    ``graph(k)`` draws step ``k``; ``widget()`` is the explorer; in JupyterLab the
+    ``graph(k)`` draws step ``k`` (``windowed``: only the nodes around its node, the
+    whole graph being too big to read); ``widget()`` is the explorer; in JupyterLab the
     object shows itself as the explorer (a table of steps without ipywidgets).
     """
 
-    def __init__(self, steps, builder, output_name):
+    def __init__(self, steps, builder, output_name, windowed=False):
         self._steps = steps
         self._builder = builder
         self._output_name = output_name
         self._svgs = {}
+        self.windowed = windowed     # each step's picture shows the nodes around it: the whole is too big
 
     def __len__(self):
         return len(self._steps)
@@ -300,45 +309,66 @@ class BackwardSteps:
             return self._steps
         return [*self._steps[:_EDGE_ROWS], None, *self._steps[-_EDGE_ROWS:]]
 
-    def _key(self, node):
-        return self._builder.shown_key(node)
+    def graph(self, k, window=None):
+        """The graph at step ``k``: its node in red, earlier ones green, its outgoing gradients on red edges.
 
-    def graph(self, k):
-        """The graph at step ``k``: its node in red, earlier ones green, its outgoing gradients on red edges."""
+        ``window``: draw only the nodes around step ``k``'s node (the rest is two "… N nodes" boxes);
+        by default when the whole graph is too big to read in a notebook (``self.windowed``).
+        """
+        return self._picture(k, window)
+
+    def _picture(self, k, window=None, note=""):
         n = len(self._steps)
         if not -n <= k < n:
             raise IndexError(f"BackwardSteps.graph(): step {k} is out of range for {n} steps")
         k = k % n
         step = self._steps[k]
-        me = self._key(step.node)
-        done = {self._key(s.node) for s in self._steps[:k]}
+        b = self._builder
+        view = b.window(_key_of(step.node)) if (self.windowed if window is None else window) else b.view
+        me = b.shown_key(step.node, view)
+        shown = {b.shown_key(s.node, view) for s in self._steps[:k]}
+        done = {key for key in shown if key not in view.extra}      # not the "… N nodes" boxes
         hot = {}
         for target_node, g in step._targets:
             if g is not None:
-                hot[(self._key(target_node), me)] = f"grad {_shape_text(g.shape, g._data.dtype)}"
-        note = f"steps[{k}] of {n}: {step.name}"
-        g = self._builder.picture(highlight={me}, done=done, hot_edges=hot, note=note)
-        g._builder = self._builder
-        return g
+                hot[(b.shown_key(target_node, view), me)] = f"grad {_shape_text(g.shape, g._data.dtype)}"
+        note = f"steps[{k}] of {n}: {step.name}" + note
+        return b.picture(view, highlight={me}, done=done, hot_edges=hot, note=note)
 
     def _svg(self, k):
+        """Step ``k``'s picture for the explorer: scaled down to its picture area."""
         if k not in self._svgs:
-            self._svgs[k] = self.graph(k).svg()
+            self._svgs[k] = fit_box(self.graph(k).svg(full_size=True))
         return self._svgs[k]
 
     def widget(self):
-        """An ipywidgets explorer: a slider and play button over the steps, the graph and the step's details."""
+        """An ipywidgets explorer: a slider and play button over the steps, the graph and the step's details.
+
+        The controls wrap onto a second line in a narrow notebook; the picture area keeps its size from
+        step to step (each picture is scaled down to fit it), so the details beside it stay in place.
+        Shown from a saved notebook (no kernel behind it), the controls are hidden and a line says to
+        run the cell.
+        """
         from . import _need
         w = _need("ipywidgets")
         from . import _render
         n = len(self._steps)
-        slider = w.IntSlider(value=0, min=0, max=max(n - 1, 0), description="step", continuous_update=True)
+        slider = w.IntSlider(value=0, min=0, max=max(n - 1, 0), description="step", continuous_update=True,
+                             layout=w.Layout(flex="1 1 16em", min_width="14em"))
         play = w.Play(value=0, min=0, max=max(n - 1, 0), interval=900, description="play")
         w.jslink((play, "value"), (slider, "value"))
-        prev = w.Button(description="◀ previous", layout=w.Layout(width="auto"))
-        nxt = w.Button(description="next ▶", layout=w.Layout(width="auto"))
-        picture = w.HTML()
-        details = w.HTML(layout=w.Layout(min_width="22em", max_width="40em"))
+        prev = w.Button(description="◀ previous", layout=w.Layout(width="auto", min_width="8em"))
+        nxt = w.Button(description="next ▶", layout=w.Layout(width="auto", min_width="6.5em"))
+        height = _PANEL_HEIGHT
+        if n and not self.windowed:          # every step is the same picture, recoloured
+            size = None
+            try:
+                size = natural_size(self.graph(0).svg(full_size=True))
+            except _render.RendererNotFound:
+                pass
+            height = min(height, int(size[1]) + 4) if size else height
+        picture = w.HTML(layout=w.Layout(flex="1 1 28em", min_width="16em", height=f"{height}px"))
+        details = w.HTML(layout=w.Layout(flex="0 1 24em", min_width="16em"))
 
         def show(change=None):
             k = slider.value
@@ -346,7 +376,7 @@ class BackwardSteps:
                 details.value = "<i>backward ran no node</i>"
                 return
             try:
-                picture.value = self._svg(k)
+                picture.value = f'<div style="height: {height}px">{self._svg(k)}</div>'
             except _render.RendererNotFound as e:
                 picture.value = f"<pre>{html(str(e))}</pre>"
             details.value = self._steps[k]._repr_html_()
@@ -359,7 +389,10 @@ class BackwardSteps:
         nxt.on_click(step_by(1))
         slider.observe(show, names="value")
         show()
-        box = w.VBox([w.HBox([play, prev, slider, nxt]), w.HBox([picture, details])])
+        controls = w.HBox([play, prev, slider, nxt], layout=w.Layout(flex_flow="row wrap", align_items="center"))
+        controls.add_class("pedatorch-controls")
+        panel = w.HBox([picture, details], layout=w.Layout(flex_flow="row wrap", align_items="flex-start"))
+        box = w.VBox([w.HTML(_OFFLINE_HTML), controls, panel])
         box.add_class("pedatorch-backward-steps")
         return box
 
@@ -384,9 +417,27 @@ class BackwardSteps:
             except ModuleNotFoundError:
                 view = None
             if view:
+                # next to the widget, the first step's picture: what a front end without the widget's
+                # live state shows (an untrusted notebook, a notebook viewer), saying how to get it back
+                del bundle["text/html"]
+                if len(self):
+                    bundle.update(self._picture(0, note=f" ({_OFFLINE})")._repr_mimebundle_())
                 bundle.update(view)
                 bundle["text/plain"] = repr(self)
         return bundle
+
+
+# Shown by the explorer only when its widgets are not live (a saved notebook, a restarted kernel):
+# ipywidgets marks each of them "jupyter-widgets-disconnected" (and draws a broken-link icon on it).
+_OFFLINE_HTML = (
+    "<style>"
+    ".pedatorch-backward-steps .pedatorch-offline {display: none}"
+    ".pedatorch-backward-steps.jupyter-widgets-disconnected .pedatorch-offline {display: block}"
+    ".pedatorch-backward-steps.jupyter-widgets-disconnected .pedatorch-controls {display: none}"
+    ".pedatorch-backward-steps.jupyter-widgets-disconnected::before,"
+    ".pedatorch-backward-steps .jupyter-widgets-disconnected::before {display: none}"
+    "</style>"
+    f'<div class="pedatorch-offline"><i>No kernel behind this explorer: {_OFFLINE}.</i></div>')
 
 
 def _in_kernel():
@@ -403,7 +454,8 @@ def backward_steps(loss, params=None, gradient=None, retain_graph=None, inputs=N
 
     * ``params``: names for the leaves (a dict or a Module), as in :func:`graph`;
     * ``gradient``, ``retain_graph``, ``inputs``: passed to ``loss.backward``;
-    * ``max_nodes``: as in :func:`graph`.
+    * ``max_nodes``: as in :func:`graph`, for a graph small enough to draw whole at each step (a
+      bigger one is drawn around each step's node: ``.windowed``).
 
     This is the real backward pass: the leaves' ``.grad`` fill exactly as
     ``loss.backward()`` would fill them.  Returns a :class:`BackwardSteps`.
@@ -417,6 +469,8 @@ def backward_steps(loss, params=None, gradient=None, retain_graph=None, inputs=N
         raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
     picture = graph(loss, params=params, max_nodes=max_nodes)
     builder = picture._builder
+    width, height = builder.estimate()
+    windowed = width > _WHOLE_WIDTH or height > _WHOLE_HEIGHT
     records = []
 
     def copy(g):
@@ -442,7 +496,11 @@ def backward_steps(loss, params=None, gradient=None, retain_graph=None, inputs=N
         loss.backward(gradient=gradient, retain_graph=retain_graph, inputs=inputs)
 
     def box(obj):
-        return builder.boxes.get(builder.shown_key(obj))
+        """The box that shows ``obj`` in the step pictures: its own in a window, else the first picture's."""
+        if windowed:
+            return builder.boxes.get(_key_of(obj))
+        key = builder.shown_key(obj)
+        return builder.view.extra.get(key) or builder.boxes.get(key)
 
     steps = []
     for i, (node, grads, sent) in enumerate(records):
@@ -462,4 +520,4 @@ def backward_steps(loss, params=None, gradient=None, retain_graph=None, inputs=N
         steps.append(Step(i, node, node.name(), v.id if v is not None else None, tuple(grads), outs,
                           _formula(node), summed, targets))
     out_name = loss.grad_fn.name() if loss.grad_fn is not None else "a leaf"
-    return BackwardSteps(steps, builder, out_name)
+    return BackwardSteps(steps, builder, out_name, windowed)
