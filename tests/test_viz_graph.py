@@ -574,3 +574,18 @@ def test_the_pinned_renderer_comes_first(monkeypatch):
     names = [os.path.basename(p) for p in _render._candidates()]
     if "graphviz-pure" in names:
         assert names[0] == "graphviz-pure"
+
+
+def test_the_png_of_a_huge_picture_is_drawn_smaller():
+    """The PNG beside the SVG is a fallback (untrusted notebooks): past ~2 megapixels it is drawn at a lower dpi."""
+    import base64
+    import io
+    Image = pytest.importorskip("PIL.Image")
+    m = pt.nn.Sequential(*[pt.nn.Sequential(pt.nn.Linear(4, 4), pt.nn.ReLU()) for _ in range(30)])
+    g = viz.graph(m, pt.randn(2, 4), depth=None, collapse=False)
+    dpi = g._png_dpi()
+    assert dpi is not None and dpi < 96
+    w, h = Image.open(io.BytesIO(base64.b64decode(g._repr_mimebundle_()["image/png"]))).size
+    assert w * h <= 2_000_000 * 1.1 or dpi == 12
+    small = viz.graph(pt.ones(2, requires_grad=True).exp().sum())
+    assert small._png_dpi() is None

@@ -1,6 +1,7 @@
 """The object every DOT-based picture returns: inline SVG in Jupyter, .source, .save()."""
 import base64
 import os
+import re
 
 from . import _render
 
@@ -55,11 +56,22 @@ class Picture:
             bundle["image/svg+xml"] = self.svg()
             # JupyterLab shows no SVG from an untrusted notebook (a fresh clone's lessons): the PNG
             # is what a learner sees there before running anything; trusted, the SVG wins
-            bundle["image/png"] = base64.b64encode(self.pipe("png")).decode("ascii")
+            bundle["image/png"] = base64.b64encode(_render.render(self.source, "png", dpi=self._png_dpi())
+                                                   ).decode("ascii")
         except _render.RendererNotFound:
             bundle["text/plain"] += ("\n(no picture: no Graphviz renderer is installed; "
                                      "pip install 'pedatorch[viz]' brings one)")
         return bundle
+
+    PNG_PIXELS = 2_000_000   # the notebook PNG of a huge picture is drawn smaller (it is only a fallback)
+
+    def _png_dpi(self):
+        """Graphviz's 96 dpi, or less where the PNG would exceed PNG_PIXELS (the SVG's viewBox is in points)."""
+        m = re.search(r'viewBox="[\d.\-]+ [\d.\-]+ ([\d.]+) ([\d.]+)"', self.svg())
+        if not m:
+            return None
+        pixels = float(m.group(1)) * float(m.group(2)) * (96 / 72) ** 2
+        return None if pixels <= self.PNG_PIXELS else max(12, int(96 * (self.PNG_PIXELS / pixels) ** 0.5))
 
     def save(self, path, format=None):
         """Write the picture to ``path`` (format from the extension unless given); returns path."""

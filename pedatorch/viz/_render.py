@@ -87,8 +87,8 @@ def can_write(fmt):
     return "graphviz-pure" not in renderer_name()
 
 
-def render(source, fmt="svg", timeout=60):
-    """DOT text -> bytes in ``fmt``."""
+def render(source, fmt="svg", timeout=60, dpi=None):
+    """DOT text -> bytes in ``fmt`` (``dpi``: a raster format's resolution; Graphviz's default is 96)."""
     exe = renderer()
     if fmt == "pdf" and not can_write("pdf"):
         system_dot = shutil.which("dot") if _chosen is None and not os.environ.get("PEDATORCH_DOT") else None
@@ -97,8 +97,8 @@ def render(source, fmt="svg", timeout=60):
                              "or install Graphviz's dot (apt install graphviz)")
         exe = system_dot
     try:
-        proc = subprocess.run([exe, f"-T{fmt}"], input=source.encode("utf-8"), capture_output=True,
-                              timeout=timeout)
+        proc = subprocess.run([exe, f"-T{fmt}"] + ([f"-Gdpi={dpi}"] if dpi else []), input=source.encode("utf-8"),
+                              capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"{os.path.basename(exe)} took over {timeout} s to draw this picture: draw less "
                            "(max_nodes=..., depth=1) or pass a larger timeout") from None
