@@ -230,6 +230,7 @@ def _run(assignment, answers, conn, rows):
             continue
         if notebook.is_test(cell):
             _run_test(cell, ns, conn, by_id[gid], assignment.answer_names, last_error)
+            last_error = ""   # an error before this test is no news to the next exercise's test
             continue
         try:   # a read-only / set-up cell: both sides run the instructor's version
             conn.exec_cell(cell["source"], gid or f"cell {i}")

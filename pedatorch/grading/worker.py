@@ -8,6 +8,7 @@ change any of it, and all it can gain is to send other data, which the grader ch
 """
 import builtins
 import io
+import linecache
 import os
 import sys
 import traceback
@@ -76,7 +77,11 @@ class Worker:
         old = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = out
         try:
-            code = compile(strip_magics(msg["source"]), f"<cell {msg.get('cell', '?')}>", "exec")
+            source, name = strip_magics(msg["source"]), f"<cell {msg.get('cell', '?')}>"
+            # registered as IPython does, so that inspect.getsource works on what a cell defines
+            # (jit.script reads a function's source; tracebacks show the line)
+            linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+            code = compile(source, name, "exec")
             exec(code, self.ns)
             return {"ok": True, "output": out.text()}, []
         except BaseException as e:   # SystemExit and KeyboardInterrupt too: a cell's end, not the process's
