@@ -29,7 +29,8 @@ import numpy as _np
 from ..backend import CPU_ARRAY, CPU_BACKEND, is_array, namespace, overlaps_itself, writeable_alias
 
 from .grad_mode import _state, no_grad
-from .graph import Node, AccumulateGrad, _seq, saved_input, saved_output, saved_const, SAVED_INPUT, SAVED_OUTPUT
+from .graph import (Node, AccumulateGrad, _seq, saved_input, saved_output, saved_const, pack_saved, SAVED_INPUT,
+                    SAVED_OUTPUT, SAVED_TENSORS_HOOKS)
 from .. import _tensor
 from .._dtype import can_cast_np, _type_word
 from .._layout import iterator_result, in_format, relayout, format_strides, broadcast_shapes_or_raise, shape_str
@@ -614,10 +615,20 @@ def _save(ctx, args, outs, results):
                         break
             if item is None:  # an intermediate array (a mask, a probability table): a constant
                 item = saved_const(s if isinstance(s, Tensor) else Tensor._make(_as_array(s)))
+            if SAVED_TENSORS_HOOKS:   # saved_tensors_hooks: keep only what the pack hook returns
+                item = _packed(item, ctx)
         else:
             item = saved_const(s)  # a Python number
         saved.append(item)
     ctx._saved = tuple(saved)
+
+
+def _packed(item, ctx):
+    """A saved-tensor record handed to the active pack hook (see graph.saved_tensors_hooks)."""
+    if item[0] == SAVED_OUTPUT:
+        t = ctx._unpack(item)
+        return pack_saved(t, item[4])
+    return pack_saved(item[1], None)
 
 
 def _check_inplace(t, ctx):

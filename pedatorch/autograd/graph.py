@@ -29,7 +29,76 @@ _seq = itertools.count()
 #                                                    then), as PyTorch's SavedVariable does (weakly held:
 #                                                    fn leads back to this node)
 #   (SAVED_CONST, value)                             a number, or an array/tensor used as a constant
-SAVED_INPUT, SAVED_OUTPUT, SAVED_CONST = 0, 1, 2
+#   (SAVED_PACKED, packed, unpack_hook, nr)          a tensor given to a saved_tensors_hooks pack hook: only
+#                                                    what it returned is kept (nr: the output number for an
+#                                                    output of this node, else None)
+SAVED_INPUT, SAVED_OUTPUT, SAVED_CONST, SAVED_PACKED = 0, 1, 2, 3
+
+# the (pack_hook, unpack_hook) pairs of the saved_tensors_hooks contexts entered, innermost last
+SAVED_TENSORS_HOOKS = []
+_HOOKS_DISABLED = []   # the error messages of the disable_saved_tensors_hooks contexts entered
+
+
+class saved_tensors_hooks:
+    """While entered, every tensor an op saves for backward goes through ``pack_hook(tensor)``, and only
+    what it returns is kept; backward gets ``unpack_hook(packed)`` back (a tensor equal to the original).
+    The way to trade memory for time: keep saved tensors on the host, compressed, or on disk.
+
+    ``pack_hook`` sees the tensor itself (an op's output too); in-place changes made to it after packing are
+    not detected (the version check needs the original)."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        if _HOOKS_DISABLED:
+            raise RuntimeError(_HOOKS_DISABLED[-1])
+        SAVED_TENSORS_HOOKS.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        SAVED_TENSORS_HOOKS.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept on the CPU and moved back to their device for backward (``pin_memory`` and
+    ``device_type`` are accepted as PyTorch's; there is no pinned memory here)."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack(t):
+            return t.device, t.detach().cpu() if t.device.type != "cpu" else t.detach()
+
+        def unpack(packed):
+            device, t = packed
+            return t.to(device)
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:
+    """While entered, entering ``saved_tensors_hooks`` raises RuntimeError(error_message)."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        _HOOKS_DISABLED.append(self.error_message)
+        return self
+
+    def __exit__(self, *exc):
+        _HOOKS_DISABLED.pop()
+
+
+def pack_saved(t, nr):
+    """The record of a tensor saved while saved_tensors_hooks are active (the innermost pair packs it;
+    the pack hook runs with no hooks active, so what it computes saves nothing through it)."""
+    pack, unpack = SAVED_TENSORS_HOOKS[-1]
+    hooks = SAVED_TENSORS_HOOKS[:]
+    SAVED_TENSORS_HOOKS.clear()
+    try:
+        packed = pack(t)
+    finally:
+        SAVED_TENSORS_HOOKS.extend(hooks)
+    return (SAVED_PACKED, packed, unpack, nr)
 
 
 def saved_input(t):
@@ -145,6 +214,15 @@ class Node:
                 if view_fn is not None:
                     node, nr = view_fn, s[6]
             return Tensor._make(data, node, nr, counter)
+        if kind == SAVED_PACKED:
+            t = s[2](s[1])
+            from .._tensor import Tensor
+            if not isinstance(t, Tensor):
+                raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                                f"type {type(t).__name__}")
+            if s[3] is not None:   # this node's output: backward through it continues at this node
+                return Tensor._make(t._data, self, s[3])
+            return t
         return s[1]
 
     def _version_error(self, data, what, now, expected):
