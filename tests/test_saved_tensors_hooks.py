@@ -62,3 +62,18 @@ def test_errors_as_pytorch():
     with pytest.raises(TypeError, match="Output of saved tensor unpack_hook expected to be a Tensor but got "
                                         "result of type int"):
         y.backward()
+
+
+def test_anomaly_trace_ends_at_the_learners_line():
+    """The forward trace anomaly mode prints stops where PyTorch's does: at the last frame outside the op
+    machinery (PyTorch's is C++), i.e. the learner's line."""
+    import warnings
+    x = pedatorch.tensor([0.0, 1.0], requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="SqrtBackward0"):
+            with pedatorch.autograd.detect_anomaly():
+                (x.sqrt() * pedatorch.tensor([0.0, 1.0])).sum().backward()   # the line the trace names
+    trace = next(str(w.message) for w in caught if "Traceback of forward call" in str(w.message))
+    last = trace.rstrip().splitlines()[-1]
+    assert "x.sqrt()" in last and "pedatorch" not in trace.split("Traceback of forward call")[1].split("\n")[-2]

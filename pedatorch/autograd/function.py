@@ -22,6 +22,7 @@ returns Tensors.  Because backward is written with Tensor ops, running it with
 grad mode on (``create_graph=True``) records a graph of the backward itself:
 higher-order gradients come for free.
 """
+import os
 import traceback
 
 import numpy as _np
@@ -575,7 +576,20 @@ def _link_inputs(ctx, args):
     ctx._next = tuple(nxt)
     ctx._edges = tuple(edges)
     if _state.anomaly:
-        ctx._anomaly_trace = "".join(traceback.format_stack()[:-3])
+        ctx._anomaly_trace = _forward_trace()
+
+
+# the op machinery: in PyTorch this is C++, so its forward traces end at the last Python frame before it
+_MACHINERY = tuple(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), part)
+                   for part in ("autograd" + os.sep, "ops" + os.sep, "_tensor.py", "backend" + os.sep))
+
+
+def _forward_trace():
+    """Where the op being recorded was called from (anomaly mode prints it when its backward fails)."""
+    stack = traceback.extract_stack()
+    while stack and stack[-1].filename.startswith(_MACHINERY):
+        stack.pop()
+    return "".join(traceback.format_list(stack))
 
 
 def _save(ctx, args, outs, results):
