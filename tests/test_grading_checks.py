@@ -285,3 +285,13 @@ def test_all_is_public():
                                              "check_optimizer", "check_training"])
     import pedatorch.grading as grading
     assert all(hasattr(grading, n) for n in checks.__all__)
+
+
+def test_check_value_of_zero_dim_tensors():
+    import pedatorch as _pt
+    from pedatorch.grading import check_value as _check_value
+    _check_value(_pt.tensor(1.0), _pt.tensor(1.0))
+    with pytest.raises(AssertionError, match="the largest error is 0.5: expected 1, got 1.5"):
+        _check_value(_pt.tensor(1.5), _pt.tensor(1.0))
+    with pytest.raises(AssertionError, match="expected 1, got 2"):
+        _check_value(_pt.tensor(2), _pt.tensor(1))

@@ -145,12 +145,12 @@ def _array_difference(got, expected, atol, rtol, check_dtype):
     if e.size == 0:
         return None
     if e.dtype.kind in "biu" and g.dtype.kind in "biu":
-        bad = np.asarray(g != e)
-        err = np.asarray(np.abs(g.astype(np.float64) - e.astype(np.float64)))
+        bad = (g != e)[...]   # ([...]: a 0-d array, where numpy returns a scalar for 0-d inputs)
+        err = np.abs(g.astype(np.float64) - e.astype(np.float64))[...]
     else:
         with np.errstate(invalid="ignore", over="ignore"):
             bad = ~np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
-            err = np.asarray(np.abs(g - e), dtype=np.float64)   # (an array also for 0-d inputs)
+            err = np.abs(g - e)[...].astype(np.float64)   # ([...]: an array also for 0-d inputs)
         err[np.isnan(err) & bad] = np.inf     # a NaN or inf where a number was expected counts most
     if not bad.any():
         return None
