@@ -21,6 +21,7 @@ pytestmark = [
 ]
 
 LESSONS = sorted(glob.glob(os.path.join(ROOT, "lessons", "*.ipynb")))
+PANEL = ".jp-NotebookPanel:visible .jp-Notebook"   # the open lesson's notebook (other tabs stay in the page)
 
 
 def stored_pictures(path):
@@ -60,17 +61,19 @@ def untrusted_lab(tmp_path_factory):
 def test_stored_pictures_show_before_anything_runs(untrusted_lab, path):
     lab, name = untrusted_lab, os.path.basename(path)
     nb, expected = stored_pictures(path)
-    lab.page.goto(f"http://127.0.0.1:{lab.port}/lab/tree/{name}?token={lab.token}", wait_until="domcontentloaded")
-    cells = lab.page.locator(".jp-Notebook .jp-Cell")
+    # a workspace of its own, reset: JupyterLab would otherwise reopen the previous lesson's tab beside it
+    lab.page.goto(f"http://127.0.0.1:{lab.port}/lab/workspaces/u{name[:-6]}/tree/{name}?reset&token={lab.token}",
+                  wait_until="domcontentloaded")
+    cells = lab.page.locator(f"{PANEL} .jp-Cell")
     lab.wait_for(cells, f"the cells of {name}", timeout=PAGE_TIMEOUT)
     lab.dismiss_toasts()
-    images = lab.page.locator(".jp-OutputArea-output img")
+    images = lab.page.locator(f"{PANEL} .jp-OutputArea-output img")
     deadline = time.monotonic() + PAGE_TIMEOUT
     while images.count() < expected:
         if time.monotonic() > deadline:
             break
         for i in range(cells.count()):    # JupyterLab renders outputs as cells come into view
-            cells.nth(i).scroll_into_view_if_needed()
+            cells.nth(i).scroll_into_view_if_needed(timeout=5000)
         time.sleep(0.3)
     shown = images.evaluate_all("es => es.map(e => [e.src.slice(0, 15), e.naturalWidth])")
     for i in range(len(shown)):
