@@ -306,12 +306,15 @@ class LinalgSolveEx(ArrayFunction):
         xp = namespace(A, B)
         info = xp.zeros(batch, dtype=np.int32)
         Bm = B[..., None] if vector else B
+        # the batch dimensions broadcast here: numpy's solve would, cupy's wants them equal
+        mbatch = np.broadcast_shapes(A.shape[:-2], Bm.shape[:-2])
+        Ab, Bm = xp.broadcast_to(A, mbatch + A.shape[-2:]), xp.broadcast_to(Bm, mbatch + Bm.shape[-2:])
         try:
             with linalg_errors(A):
                 if left:
-                    X = xp.linalg.solve(A, Bm)
+                    X = xp.linalg.solve(Ab, Bm)
                 else:
-                    X = xp.swapaxes(xp.linalg.solve(xp.swapaxes(A, -1, -2), xp.swapaxes(Bm, -1, -2)), -1, -2)
+                    X = xp.swapaxes(xp.linalg.solve(xp.swapaxes(Ab, -1, -2), xp.swapaxes(Bm, -1, -2)), -1, -2)
         except np.linalg.LinAlgError:
             info = xp.broadcast_to(_lu_info(A), batch).astype(np.int32)
             shape = np.broadcast_shapes(A.shape[:-2], Bm.shape[:-2]) + (A.shape[-1], Bm.shape[-1])

@@ -2,7 +2,7 @@
 or the stand-in backend without one) as on the CPU, results and gradients kept on the device.
 
 Each test builds its model on the CPU with a fixed seed, copies it to the device, and runs the same
-computation on both; values must agree within 1e-6."""
+computation on both; values must agree within 1e-6 (on a real GPU, within float32's rounding)."""
 import copy
 
 import numpy as np
@@ -19,8 +19,14 @@ def _host(t):
 
 
 def _close(got, want, atol=1e-6):
+    """Within 1e-6; on a real GPU, within float32's rounding of the largest value: cuBLAS and cupy's
+    reductions add in another order than numpy (the stand-in computes with numpy: the same order)."""
     assert got.shape == want.shape
-    np.testing.assert_allclose(_host(got), _host(want), rtol=1e-6, atol=atol)
+    a, b = _host(got), _host(want)
+    rtol = 1e-6
+    if got.device.type == "cuda" and pt.backend.cuda_backend().name != "stand-in":
+        rtol, atol = 2e-5, max(atol, 2e-5 * float(np.abs(b).max(initial=0)))
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
 
 
 def _on(device, *arrays, grad=False, dtype=pt.float32):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import pedatorch as pt
-from pedatorch.backend import standin, to_host
+from pedatorch.backend import cuda_available, standin, to_host
 
 
 def test_no_gpu_means_no_error_and_no_warning(recwarn):
@@ -125,3 +125,50 @@ def test_ops_agree_across_devices(device, op):
     if got.requires_grad:
         got.sum().backward()
         assert x.grad.device.type == device
+
+
+def test_dlpack_with_cupy_and_torch_cuda_shares_memory():
+    """On a real GPU: cupy arrays and PyTorch CUDA tensors come in and go out through DLPack without a copy
+    (writes show on both sides). Skipped without one (the stand-in has no DLPack device of its own)."""
+    from pedatorch.backend import cuda_backend
+    if not cuda_available() or cuda_backend().name != "cupy":
+        pytest.skip("needs a real GPU (make gpu-check)")
+    import cupy
+    c = cupy.arange(6, dtype=cupy.float32)
+    t = pt.from_dlpack(c)
+    assert t.device.type == "cuda" and t.data_ptr() == c.data.ptr
+    t[0] = 42.0
+    assert float(c[0]) == 42.0
+    back = cupy.from_dlpack(t)
+    assert back.data.ptr == c.data.ptr
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA here")
+    tt = torch.arange(4.0, device="cuda")
+    p = pt.from_dlpack(tt)
+    assert p.device.type == "cuda" and p.data_ptr() == tt.data_ptr()
+    p.add_(1)
+    assert tt.tolist() == [1.0, 2.0, 3.0, 4.0]
+    t2 = torch.from_dlpack(p)
+    assert t2.is_cuda and t2.data_ptr() == p.data_ptr()
+
+
+def test_cuda_memory_stats_follow_allocations(device):
+    if device == "cpu":
+        return
+    from pedatorch.backend import cuda_backend
+    if cuda_backend().name != "cupy":
+        return   # the stand-in counts nothing
+    pt.cuda.empty_cache()
+    pt.cuda.reset_peak_memory_stats()
+    base = pt.cuda.memory_allocated()
+    x = pt.empty(1 << 20, device="cuda")          # 4 MiB
+    assert pt.cuda.memory_allocated() >= base + 4 * 2**20
+    peak = pt.cuda.max_memory_allocated()
+    assert peak >= base + 4 * 2**20
+    del x
+    assert pt.cuda.memory_allocated() <= base + 1024
+    assert pt.cuda.max_memory_allocated() == peak
+    reserved = pt.cuda.memory_reserved()
+    pt.cuda.empty_cache()
+    assert pt.cuda.memory_reserved() <= reserved and pt.cuda.max_memory_reserved() >= reserved

@@ -27,7 +27,8 @@ warnings.filterwarnings("ignore", message=r"(overflow|invalid value|divide by ze
                         category=RuntimeWarning, module=r"pedatorch\.")
 
 __all__ = ["Backend", "CPU_BACKEND", "CPU_ARRAY", "namespace", "address", "storage_root", "device_namespace", "backend_of", "is_array", "cuda_backend",
-           "cuda_available", "register_cuda", "to_host", "scatter_add", "as_strided", "astype"]
+           "cuda_available", "register_cuda", "to_host", "scatter_add", "as_strided", "astype",
+           "ufunc_at", "reduceat"]
 
 _SCALARS = (bool, int, float, complex, np.generic)
 
@@ -73,6 +74,45 @@ class Backend:
 
     def __repr__(self):
         return f"<pedatorch backend {self.name}>"
+
+
+class DeviceBackend(Backend):
+    """What a device backend can build from array operations where its library lacks numpy's kernel."""
+
+    def ufunc_at(self, name, target, index, values):
+        """``np.<name>.at(target, index, values)`` with array operations only (cupy has no ``multiply.at``,
+        and its scatter_max/min kernels don't take every dtype): the updates are applied in rounds, round r
+        writing each target's r-th update, so that no round visits a target twice and repeats combine in
+        numpy's order (the same results as on the CPU)."""
+        xp = self.xp
+        ufunc = getattr(xp, name)
+        pos = xp.arange(target.size).reshape(target.shape)[index]   # the flat target of each update
+        vals = xp.broadcast_to(xp.asarray(values, dtype=target.dtype), pos.shape).ravel()
+        pos = pos.ravel()
+        order = xp.argsort(pos)                      # stable: repeats keep their order
+        pos, vals = pos[order], vals[order]
+        rank = xp.arange(pos.size) - xp.searchsorted(pos, pos)   # how many earlier updates hit the same target
+        flat = target.reshape(-1) if target.flags.c_contiguous else target.ravel()   # (a copy when strided)
+        for r in range(int(rank.max()) + 1 if pos.size else 0):
+            sel = rank == r
+            p = pos[sel]
+            flat[p] = ufunc(flat[p], vals[sel])
+        if not target.flags.c_contiguous:
+            target[...] = flat.reshape(target.shape)
+
+    def reduceat(self, name, a, starts, axis):
+        """``np.<name>.reduceat`` for increasing ``starts`` (cupy has only ``add.reduceat``): each run starts as
+        its first row, and the run's other rows are combined into it (``ufunc_at``)."""
+        xp = self.xp
+        if name == "add":
+            return xp.add.reduceat(a, starts, axis=axis)
+        a = xp.moveaxis(a, axis, 0)
+        out = a[starts].copy()
+        run = xp.cumsum(xp.bincount(starts, minlength=a.shape[0])) - 1   # the run each row is in (-1: before all)
+        rest = run >= 0
+        rest[starts] = False
+        self.ufunc_at(name, out, run[rest], a[rest])
+        return xp.moveaxis(out, 0, axis)
 
 
 CPU_BACKEND = Backend("numpy", np, np.ndarray)
@@ -161,6 +201,10 @@ def astype(arr, np_dtype):
     PyTorch converts through float32 (exact for bfloat16) and then as C does, like every float type."""
     if arr.dtype.name == "bfloat16" and np.dtype(np_dtype).kind in "iu":
         arr = arr.astype(np.float32)
+    if np.dtype(np_dtype) == np.uint8 and arr.dtype.kind in "fc":
+        # a negative float to uint8 is undefined in C, and CPUs and GPUs disagree; PyTorch goes through int64
+        # on every device (-2.5 -> -2 -> 254), and so does pedatorch
+        arr = arr.real.astype(np.int64) if arr.dtype.kind == "c" else arr.astype(np.int64)
     with np.errstate(invalid="ignore"):   # NaN -> int: PyTorch converts silently (to INT_MIN on x86)
         return arr.astype(np_dtype)
 
@@ -248,6 +292,14 @@ def ufunc_at(name, target, index, values):
         getattr(np, name).at(target, index, values)
         return
     backend_of(target).ufunc_at(name, target, index, values)
+
+
+def reduceat(name, a, starts, axis=0):
+    """``np.<name>.reduceat(a, starts, axis)`` (name: add, maximum, minimum) on a's device, for increasing
+    ``starts``: the reduction of each run ``a[starts[i]:starts[i+1]]``. cupy has only ``add.reduceat``."""
+    if type(a) is CPU_ARRAY or isinstance(a, np.ndarray):
+        return getattr(np, name).reduceat(a, starts, axis=axis)
+    return backend_of(a).reduceat(name, a, starts, axis)
 
 
 def argsort_stable(a, axis=-1):

@@ -1,9 +1,9 @@
 """The CUDA backend: cupy. Imported by ``pedatorch.backend.cuda_backend()`` on the first use of a CUDA device,
 never by ``import pedatorch``."""
-from . import Backend
+from . import DeviceBackend
 
 
-class CupyBackend(Backend):
+class CupyBackend(DeviceBackend):
     """cupy's namespace mirrors numpy's; what differs is answered here."""
 
     device_type = "cuda"
@@ -46,13 +46,12 @@ class CupyBackend(Backend):
         self._cupyx.scatter_add(target, index, values)
 
     def ufunc_at(self, name, target, index, values):
-        """np.<name>.at: cupyx's scatter kernels for add/maximum/minimum; cupy's own ufunc.at otherwise
-        (multiply: only where this cupy version has it)."""
-        fn = {"add": "scatter_add", "maximum": "scatter_max", "minimum": "scatter_min"}.get(name)
-        if fn is not None:
-            getattr(self._cupyx, fn)(target, index, values)
+        """np.<name>.at: for add cupyx's atomic scatter_add (its order, and so its rounding, is the GPU's, as
+        in PyTorch's CUDA index_add); the others in rounds (``DeviceBackend.ufunc_at``)."""
+        if name == "add":
+            self._cupyx.scatter_add(target, index, values)
         else:
-            getattr(self.xp, name).at(target, index, values)
+            super().ufunc_at(name, target, index, values)
 
     def as_strided(self, arr, shape, strides):
         return self.xp.lib.stride_tricks.as_strided(arr, shape, strides)
@@ -110,16 +109,17 @@ class CupyBackend(Backend):
         generators draw only on the device that holds their state)."""
         return self.xp.cuda.Device(index)
 
-    # memory: cupy's pool, with the peak tracked at each allocation (frees only lower the use)
+    # memory: cupy's pool, with the peak use tracked at each allocation (frees only lower the use). The pool
+    # grows only at an allocation and shrinks only in empty_cache, so its peak size is read there, not here.
     def _install_allocator(self):
         pool = self._pool = self.xp.get_default_memory_pool()
-        runtime = self.xp.cuda.runtime
+        peak = self._peak
 
         def malloc(size):
             mem = pool.malloc(size)
-            dev = runtime.getDevice()
-            self._peak[dev] = max(self._peak.get(dev, 0), pool.used_bytes())
-            self._peak_reserved[dev] = max(self._peak_reserved.get(dev, 0), pool.total_bytes())
+            used = pool.used_bytes()   # (of the current device, where mem was allocated)
+            if used > peak.get(mem.device_id, 0):
+                peak[mem.device_id] = used
             return mem
         self.xp.cuda.set_allocator(malloc)
 
@@ -144,7 +144,9 @@ class CupyBackend(Backend):
         self._peak_reserved[index] = self.memory_reserved(index)
 
     def empty_cache(self):
-        self._pool.free_all_blocks()
+        for index in range(self.device_count()):   # the pool's size before it shrinks is its peak so far
+            self._peak_reserved[index] = self.max_memory_reserved(index)
+            self._on(index, self._pool.free_all_blocks)
 
     def mem_get_info(self, index):
         return self._on(index, self.xp.cuda.runtime.memGetInfo)

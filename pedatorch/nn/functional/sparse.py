@@ -10,7 +10,7 @@ import numpy as np
 from ..._layout import in_format
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
-from ...backend import namespace
+from ...backend import namespace, reduceat
 from ...autograd.grad_mode import no_grad
 from ...ops.creation import zeros, arange, _size_arg
 from ...ops._util import needed
@@ -172,11 +172,11 @@ class EmbeddingBag(ArrayFunction):
             starts_nz = xp.flatnonzero(xp.concatenate([xp.ones(1, dtype=bool), bag[1:] != bag[:-1]]))
             ub = bag[starts_nz]
             if mode == 2:
-                mx = xp.maximum.reduceat(rows, starts_nz, axis=0)
+                mx = reduceat("maximum", rows, starts_nz)
                 out[ub] = mx
                 hit = rows == out[bag]
                 where = xp.where(hit, xp.arange(bag.size)[:, None], bag.size)
-                first = xp.minimum.reduceat(where, starts_nz, axis=0)
+                first = reduceat("minimum", where, starts_nz)
                 arg = xp.zeros((B, D), np.int64)
                 arg[ub] = iv[xp.minimum(first, bag.size - 1)]
                 ctx.arg, ctx.nonempty = arg, (counts > 0)
