@@ -646,3 +646,54 @@ def test_module_utils_clip_foreach_and_norms(device):
         res.append([n1, n2] + [p.grad for p in m.parameters()])
     for a, b in zip(res[1], res[0]):
         _close(a, b)
+
+
+def test_autocast_gradscaler_and_checkpoint_on_device(device):
+    """Mixed precision (autocast to float16, GradScaler) and activation checkpointing on the device: the same
+    training steps as on the CPU (float16 rounds differently on a GPU: compared to float16's precision)."""
+    from pedatorch.utils.checkpoint import checkpoint
+
+    def run(dev):
+        pt.manual_seed(0)
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)).to(dev)
+        opt = pt.optim.SGD(model.parameters(), lr=0.1)
+        scaler = pt.amp.GradScaler(dev, init_scale=2.0 ** 10)
+        x = pt.tensor(_rand(6, 8, seed=1), dtype=pt.float32, device=dev)
+        y = pt.tensor([0, 1, 2, 3, 0, 1], device=dev)
+        kinds = []
+        for _ in range(3):
+            opt.zero_grad()
+            with pt.autocast(device_type=dev, dtype=pt.float16):
+                h = model[0](x)
+                kinds.append(h.dtype)
+                out = checkpoint(lambda t: model[2](model[1](t)), h, use_reentrant=False)
+                loss = F.cross_entropy(out, y)
+            kinds.append(loss.dtype)
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        assert all(p.device.type == dev and p.dtype == pt.float32 and p.grad.device.type == dev
+                   for p in model.parameters())
+        return kinds, model[0].weight, loss
+    (k_cpu, w_cpu, l_cpu), (k_dev, w_dev, l_dev) = run("cpu"), run(device)
+    assert k_cpu == k_dev == [pt.float16, pt.float32] * 3
+    np.testing.assert_allclose(_host(w_dev), _host(w_cpu), rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(_host(l_dev), _host(l_cpu), rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("reentrant", [False, True])
+def test_checkpoint_replays_the_devices_random_numbers(device, reentrant):
+    """A dropout inside a checkpoint draws the same mask when it is recomputed, on the device's generator."""
+    from pedatorch.utils.checkpoint import checkpoint
+
+    def grads(use_checkpoint):
+        pt.manual_seed(3)
+        x = pt.tensor(_rand(4, 8), dtype=pt.float32, device=device, requires_grad=True)
+        f = lambda t: F.dropout(t.sin(), 0.5, training=True) * 2   # noqa: E731
+        y = checkpoint(f, x, use_reentrant=reentrant) if use_checkpoint else f(x)
+        y.pow(2).sum().backward()
+        return y, x.grad
+    (y1, g1), (y2, g2) = grads(True), grads(False)
+    assert g1.device.type == device
+    np.testing.assert_array_equal(_host(y1), _host(y2))
+    np.testing.assert_array_equal(_host(g1), _host(g2))

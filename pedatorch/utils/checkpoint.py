@@ -37,7 +37,7 @@ Two variants, as in PyTorch:
 import contextlib
 import warnings
 
-from .. import autograd
+from .. import amp, autograd, cuda
 from .._device import device
 from .._dtype import from_numpy_dtype
 from .._random import get_rng_state, set_rng_state
@@ -124,25 +124,57 @@ class DefaultDeviceType:
 
 
 def get_device_states(*args):
-    """The RNG states of the accelerators the tensor arguments live on: none (pedatorch's tensors are CPU ones)."""
-    return [], []
+    """The CUDA devices the tensor arguments live on, and their generators' states (the recomputation
+    draws the same random numbers there, as on the CPU)."""
+    devices = sorted({a.device.index or 0 for a in _flatten(args)[0] if a.device.type == "cuda"})
+    return devices, [cuda.get_rng_state(d) for d in devices]
 
 
 def set_device_states(devices, states, *, device_type=None):
-    """Restore what ``get_device_states`` returned (nothing to do on the CPU)."""
+    """Restore what ``get_device_states`` returned."""
+    for d, state in zip(devices, states):
+        cuda.set_rng_state(state, d)
+
+
+class _ForwardContext:
+    """What the forward ran under, for the recomputation: the random generators' states (CPU, and the CUDA
+    devices of the arguments) and the autocast settings of each device type."""
+
+    def __init__(self, args, preserve):
+        self.rng = get_rng_state() if preserve else None
+        self.devices, self.device_rng = get_device_states(*args) if preserve else ([], [])
+        self.autocast = [(dev, amp.is_autocast_enabled(dev), amp.get_autocast_dtype(dev)) for dev in ("cpu", "cuda")]
+        self.autocast_cache = amp.is_autocast_cache_enabled()
+
+    @contextlib.contextmanager
+    def restored(self):
+        """Run the block with the forward's random states and autocast settings; the generators are put back
+        afterwards."""
+        with contextlib.ExitStack() as stack:
+            if self.rng is not None:
+                stack.enter_context(_fork_rng(True, self.devices))
+                set_rng_state(self.rng)
+                set_device_states(self.devices, self.device_rng)
+            for dev, enabled, dtype in self.autocast:
+                if enabled or amp.is_autocast_enabled(dev):   # (a device type nobody autocasts is left alone)
+                    stack.enter_context(amp.autocast(dev, dtype=dtype, enabled=enabled,
+                                                     cache_enabled=self.autocast_cache))
+            yield
 
 
 @contextlib.contextmanager
-def _fork_rng(enabled=True):
-    """Run a block and put the default generator's state back afterwards."""
+def _fork_rng(enabled=True, devices=()):
+    """Run a block and put the default generator's state back afterwards (and the CUDA ``devices``' ones)."""
     if not enabled:
         yield
         return
     state = get_rng_state()
+    device_states = [cuda.get_rng_state(d) for d in devices]
     try:
         yield
     finally:
         set_rng_state(state)
+        set_device_states(devices, device_states)
 
 
 # ---------------------------------------------------------------- use_reentrant=True
@@ -155,8 +187,7 @@ class CheckpointFunction(Function):
         check_backward_validity(args)
         ctx.run_function = run_function
         ctx.preserve_rng_state = preserve_rng_state
-        if preserve_rng_state:
-            ctx.fwd_cpu_state = get_rng_state()
+        ctx.fwd = _ForwardContext(args, preserve_rng_state)
         # non-tensor arguments are kept in ctx; tensors are saved (and version-checked)
         ctx.inputs = []
         ctx.tensor_indices = []
@@ -176,9 +207,7 @@ class CheckpointFunction(Function):
         inputs = list(ctx.inputs)
         for i, idx in enumerate(ctx.tensor_indices):
             inputs[idx] = ctx.saved_tensors[i]
-        with _fork_rng(ctx.preserve_rng_state):
-            if ctx.preserve_rng_state:
-                set_rng_state(ctx.fwd_cpu_state)
+        with ctx.fwd.restored():
             detached_inputs = detach_variable(tuple(inputs))
             with enable_grad():
                 outputs = ctx.run_function(*detached_inputs)
@@ -336,7 +365,8 @@ def _check_determinism(state, nodes):
 
 
 class _State:
-    """What the non-reentrant node needs to recompute: the function, its non-tensor arguments, the RNG state."""
+    """What the non-reentrant node needs to recompute: the function, its non-tensor arguments, the forward's
+    random states and autocast settings (``fwd``)."""
 
     def __init__(self, **kw):
         self.__dict__.update(kw)
@@ -367,9 +397,7 @@ class _NonReentrantCheckpoint(Function):
         args = list(state.args)
         for i, pos in enumerate(state.tensor_positions):
             args[pos] = arg_tensors[i]
-        with _fork_rng(state.rng is not None):
-            if state.rng is not None:
-                set_rng_state(state.rng)
+        with state.fwd.restored():
             start = next(_seq)
             with enable_grad(), state.recompute_context:
                 out = state.function(*args, **state.kwargs)
@@ -450,7 +478,7 @@ def _checkpoint_without_reentrant(function, preserve, context_fn, determinism_ch
         raise ValueError(f"determinism_check should be one of {[_DEFAULT_DETERMINISM_MODE, 'none']}, but got "
                          f"{determinism_check}")
     forward_context, recompute_context = context_fn()
-    rng = get_rng_state() if preserve else None
+    fwd = _ForwardContext(args, preserve)
     if not is_grad_enabled():  # nothing is recorded: nothing to recompute
         with forward_context:
             return function(*args, **kwargs)
@@ -485,7 +513,7 @@ def _checkpoint_without_reentrant(function, preserve, context_fn, determinism_ch
             xp = namespace(roots[0]._data)
             extras.append(Tensor._make(xp.broadcast_to(xp.zeros((), dtype), shape), node, nr))
         input_keys.append(key)
-    state = _State(function=function, kwargs=kwargs, rng=rng, recompute_context=recompute_context,
+    state = _State(function=function, kwargs=kwargs, fwd=fwd, recompute_context=recompute_context,
                    args=[None if isinstance(a, Tensor) else a for a in args], tensor_positions=tensor_positions,
                    n_args=len(arg_tensors), root_positions=root_positions, input_keys=input_keys, check=check,
                    saved_meta=saved_meta, debug=debug, fwd_ops=fwd_ops,
