@@ -24,6 +24,7 @@ import json
 import os
 import random
 import shutil
+import symtable
 import sys
 import tempfile
 import time
@@ -199,6 +200,186 @@ def _match(assignment, sub):
     return answers, notes
 
 
+# names whose use means a cell may reach any global: no cell can be left out then
+_DYNAMIC = {"eval", "exec", "globals", "vars", "locals", "__import__", "get_ipython", "importlib", "__builtins__",
+            "builtins", "sys"}
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _loads_outside_scopes(node):
+    """The names ``node`` reads in the scope it runs in (not inside the functions or classes it defines, whose
+    decorators, defaults and bases it does read); a comprehension's own loop variables are not reads."""
+    if isinstance(node, ast.Name):
+        return {node.id} if isinstance(node.ctx, ast.Load) else set()
+    if isinstance(node, _SCOPES):
+        outer = list(getattr(node, "decorator_list", [])) + list(getattr(node, "bases", []))
+        args = getattr(node, "args", None)
+        if args is not None:
+            outer += [d for d in args.defaults + args.kw_defaults if d is not None]
+        return set().union(*(_loads_outside_scopes(n) for n in outer))
+    reads = set().union(*(_loads_outside_scopes(n) for n in ast.iter_child_nodes(node)))
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        reads -= {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    return reads
+
+
+def _stored(node):
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _reads_in_order(stmts, bound, read):
+    """Walk statements in the order they run (into loops, branches, ``with`` and ``try`` blocks), adding to
+    ``read`` the names read before this cell has bound them, and to ``bound`` what the cell binds."""
+    for stmt in stmts:
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            read |= _loads_outside_scopes(stmt.iter) - bound
+            bound |= _stored(stmt.target)
+            _reads_in_order(stmt.body + stmt.orelse, bound, read)
+        elif isinstance(stmt, (ast.While, ast.If)):
+            read |= _loads_outside_scopes(stmt.test) - bound
+            _reads_in_order(stmt.body + stmt.orelse, bound, read)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                read |= _loads_outside_scopes(item.context_expr) - bound
+                if item.optional_vars is not None:
+                    bound |= _stored(item.optional_vars)
+            _reads_in_order(stmt.body, bound, read)
+        elif isinstance(stmt, ast.Try):
+            _reads_in_order(stmt.body, bound, read)
+            for handler in stmt.handlers:
+                if handler.name:
+                    bound.add(handler.name)
+                _reads_in_order(handler.body, bound, read)
+            _reads_in_order(stmt.orelse + stmt.finalbody, bound, read)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            read |= _loads_outside_scopes(stmt.value) - bound
+            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
+                read |= _loads_outside_scopes(t) - bound   # (``x[i] = ...`` reads x)
+                bound |= _stored(t)
+        else:   # (an augmented assignment reads its target first: its Name is a Store, read here by hand)
+            read |= _loads_outside_scopes(stmt) - bound
+            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id not in bound:
+                read.add(stmt.target.id)
+            bound |= _bound_names(ast.unparse(stmt))
+
+
+def _cell_names(source):
+    """(names the cell binds at its top level, the variables among them, the names it reads from earlier
+    cells), or None when it does not parse. A name the cell binds before reading it is its own; a module alias
+    (``F = torch.nn.functional``: an attribute path) is not a variable."""
+    try:
+        source = strip_magics(source)
+        tree = ast.parse(source)
+        table = symtable.symtable(source, "<cell>", "exec")
+    except (SyntaxError, ValueError):
+        return None
+    bound, read = set(), set()
+    _reads_in_order(tree.body, bound, read)
+
+    def nested(scope):   # the global names the cell's functions and classes read when they run
+        for sym in scope.get_symbols():
+            if sym.is_referenced() and sym.is_global():
+                read.add(sym.get_name())
+            if sym.is_declared_global() and sym.is_assigned():   # ``global x; x = ...`` in a def
+                bound.add(sym.get_name())
+        for child in scope.get_children():
+            nested(child)
+    for child in table.get_children():
+        nested(child)
+    read -= bound - _loads_outside_scopes(tree)   # (a function reading a name the cell binds reads its own)
+    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    aliases = {t.id for n in tree.body if isinstance(n, ast.Assign) and _is_path(n.value)
+               for t in n.targets if isinstance(t, ast.Name)}
+    return bound, bound - defined - aliases - _bound_names(_imports(source)), read
+
+
+def _is_path(node):
+    """``a.b.c``: an attribute path from a name, with no call."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _changes_a_setting(source, modules):
+    """Does the cell change a library's settings (``torch.set_default_dtype(...)``, ``warnings.filterwarnings``,
+    ``plt.rcParams[...] = ...``, ``torch.backends.x = ...``)? Such a cell binds nothing, yet later cells see it."""
+    try:
+        tree = ast.parse(strip_magics(source))
+    except (SyntaxError, ValueError):
+        return True
+
+    def root(node):
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        return node.id if isinstance(node, ast.Name) else None
+    def top_level(node):   # the nodes that run when the cell runs: not function bodies, not a
+        yield node         # ``with warnings.catch_warnings():`` block (its filters end with it)
+        if isinstance(node, _SCOPES) or isinstance(node, ast.With) and any(
+                isinstance(w.context_expr, ast.Call) and isinstance(w.context_expr.func, ast.Attribute) and
+                w.context_expr.func.attr == "catch_warnings" for w in node.items):
+            return
+        for child in ast.iter_child_nodes(node):
+            yield from top_level(child)
+    for n in top_level(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and root(n.func) in modules and \
+                n.func.attr.startswith(("set_", "use_", "filterwarnings", "simplefilter", "enable", "disable")):
+            return True
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AugAssign) else []
+        if any(isinstance(t, (ast.Attribute, ast.Subscript)) and root(t) in modules for t in targets):
+            return True
+    return False
+
+
+def skipped_in_grading(cell):
+    """Did the instructor mark this read-only cell to be left out of grading runs (a long training run to watch,
+    that no exercise needs)? Cell metadata ``{"pedatorch": {"grading": "skip"}}``."""
+    m = cell.get("metadata", {}).get("pedatorch")
+    return isinstance(m, dict) and m.get("grading") == "skip"
+
+
+def _cells_to_run(assignment, answers):
+    """Which of the instructor's code cells a grading run executes: every answer and test cell, and the read-only
+    cells these depend on. Going backwards from the last cell, a read-only cell is kept when it binds a name a
+    kept cell after it reads, reads a variable one reads (it may change that object: ``train(model)``), or
+    changes a library setting. Cells the instructor marked (``skipped_in_grading``) are left out, and with them
+    the read-only cells that read what they bind. So a lesson's teaching cells (a training run to watch, a
+    picture) that no exercise needs are left out, in the student's process and here alike. Any doubt (a cell
+    that does not parse, ``globals()``, ``eval``) keeps every cell but the marked ones."""
+    cells = [(i, c) for i, c in enumerate(assignment.cells) if c.get("cell_type") == "code"]
+    info = {}
+    for i, cell in cells:
+        gid = notebook.grade_id(cell)
+        source = answers.get(gid, notebook.CODE_STUB) if notebook.is_solution(cell) else cell["source"]
+        info[i] = _cell_names(source)
+    read_only = {i for i, c in cells if not (notebook.is_solution(c) or notebook.is_test(c))}
+    # forward: what the marked cells bind is missing, and so is whatever a read-only cell reading it binds
+    skipped, missing = set(), set()
+    for i, cell in cells:
+        if i in read_only and (skipped_in_grading(cell) or info[i] is not None and info[i][2] & missing):
+            skipped.add(i)
+            missing |= info[i][0] if info[i] is not None else set()
+        elif info[i] is not None:
+            missing -= info[i][0]
+    if any(v is None or v[2] & _DYNAMIC for v in info.values()):
+        return {i for i, _ in cells} - skipped
+    modules = set().union(*(_bound_names(_imports(c["source"])) for _, c in cells))
+    modules |= set().union(*(v[0] - v[1] for v in info.values())) - {
+        n for v in info.values() for n in v[0] if n[:1].isupper()}   # (aliases, not defs or classes)
+    variables = set().union(*(info[i][1] for i, _ in cells))
+    keep, reads = set(), set()
+    for i, cell in reversed(cells):
+        if i in skipped:
+            continue
+        bound, _, read = info[i]
+        if i not in read_only or bound & reads or read & reads & variables or \
+                _changes_a_setting(cell["source"], modules):
+            keep.add(i)
+            reads |= read
+    return keep
+
+
 def _seed_everything():
     """Both processes start from the same seeds, so re-grading gives the same inputs and grades."""
     import numpy as np
@@ -215,8 +396,9 @@ def _run(assignment, answers, conn, rows):
                    "_pt.manual_seed(0)\ndel _r, _np, _pt", "seed")
     last_error = ""
     by_id = {r.grade_id: r for r in rows}
+    to_run = _cells_to_run(assignment, answers)
     for i, cell in enumerate(assignment.cells):
-        if cell.get("cell_type") != "code":
+        if cell.get("cell_type") != "code" or i not in to_run:
             continue
         gid = notebook.grade_id(cell)
         if notebook.is_solution(cell):
