@@ -28,7 +28,7 @@ warnings.filterwarnings("ignore", message=r"(overflow|invalid value|divide by ze
 
 __all__ = ["Backend", "CPU_BACKEND", "CPU_ARRAY", "namespace", "address", "storage_root", "device_namespace", "backend_of", "is_array", "cuda_backend",
            "cuda_available", "register_cuda", "to_host", "scatter_add", "as_strided", "astype",
-           "ufunc_at", "reduceat"]
+           "ufunc_at", "reduceat", "select"]
 
 _SCALARS = (bool, int, float, complex, np.generic)
 
@@ -292,6 +292,24 @@ def ufunc_at(name, target, index, values):
         getattr(np, name).at(target, index, values)
         return
     backend_of(target).ufunc_at(name, target, index, values)
+
+
+_SAME_SIZE_UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def select(mask, x):
+    """``where(mask, x, 0)``: x where mask is true, +0 elsewhere (a gradient through relu, clamp, threshold).
+
+    On the CPU this is done with the bits: an element ANDed with all ones is itself, with all zeros +0.0. That
+    is np.where's result exactly, also for inf and NaN (which a multiply by the 0/1 mask would turn into NaN)
+    and for -0.0 (which it would keep where it must become +0.0), in four fast passes: numpy's ``where``
+    branches on every element and takes 5x as long on a mask of random signs. A GPU's ``where`` is fast."""
+    if type(x) is CPU_ARRAY and x.dtype.kind == "f" or x.dtype.name == "bfloat16" and isinstance(x, np.ndarray):
+        bits = _SAME_SIZE_UINT[x.dtype.itemsize]
+        ones = -np.asarray(mask, dtype=bool).astype(bits)   # True -> all ones, False -> 0
+        return np.bitwise_and(x.view(bits), ones).view(x.dtype)
+    xp = namespace(x)
+    return xp.where(mask, x, xp.zeros((), x.dtype))
 
 
 def reduceat(name, a, starts, axis=0):

@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype as D
-from ..backend import namespace, CPU_ARRAY, is_array, writeable
+from ..backend import namespace, CPU_ARRAY, is_array, select, writeable
 from .._layout import iterator_result, _empty_preserving_layout
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction, as_efficient_zero, is_efficient_zero, mark_efficient_zero
@@ -1140,10 +1140,10 @@ class ReluGrad(ArrayFunction):
 
     @staticmethod
     def forward(ctx, grad, out):
-        xp = namespace(grad, out)
+        namespace(grad, out)   # (one device)
         ctx.save_for_backward(out)
-        # out >= 0, so "out > 0" is "out != 0": numpy reads the float array as the condition directly
-        return xp.where(out, grad, xp.zeros((), grad.dtype))
+        # out >= 0, so "out > 0" is "out != 0": the float array is the condition directly
+        return select(out, grad)
 
     @staticmethod
     def backward(ctx, g):

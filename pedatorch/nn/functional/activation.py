@@ -19,7 +19,7 @@ import numpy as np
 
 from ..._layout import in_format, iterator_result
 from ..._tensor import Tensor
-from ...backend import namespace, CPU_ARRAY
+from ...backend import namespace, CPU_ARRAY, select
 from ...autograd.function import ArrayFunction, before_checks
 from ...ops._util import _type_word, check_kernel_dtype, checked_int
 from ...ops.elementwise import Relu, _ip, _erf, masked_grad, where, _not_implemented_name
@@ -72,10 +72,10 @@ def _grad_where(name):
 
         @staticmethod
         def forward(ctx, grad, x, keep):
-            xp = namespace(grad, x, keep)
+            namespace(grad, x, keep)   # (one device)
             ctx.save_for_backward(x)
             ctx.keep = keep
-            return xp.where(keep, grad, xp.zeros((), grad.dtype))
+            return select(keep, grad)
 
         @staticmethod
         def backward(ctx, g):
