@@ -21,7 +21,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction, before_checks
 from ..._layout import iterator_result
-from ...backend import namespace, scatter_add, to_host
+from ...backend import namespace, scatter_add, select, to_host
 from ...autograd.grad_mode import _state, no_grad
 from ...ops.creation import full_like, ones_like, zeros, zeros_like
 from ...ops.elementwise import clamp_min, exp, log, logit, minimum, where, xlogy
@@ -91,8 +91,10 @@ def _reduce_array(loss, reduction):
     xp = namespace(loss)
     if reduction == "none":
         return loss
+    # float16/bfloat16 losses add up in float32 and are rounded once, as PyTorch's reductions do
+    acc = np.float32 if loss.dtype.itemsize == 2 and loss.dtype.kind in "fV" else None
     with np.errstate(invalid="ignore", divide="ignore"):
-        s = xp.sum(loss)
+        s = xp.sum(loss, dtype=acc)
         if reduction == "mean":
             s = s / loss.size if loss.size else np.nan
     return xp.asarray(s, dtype=loss.dtype)
@@ -255,6 +257,7 @@ def _pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def _log_sigmoid_array(x):
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), without overflow (ATen's CPU kernel)."""
     xp = namespace(x)
+    x = to_opmath(x)   # (float16/bfloat16 in float32, rounded by the caller once: ATen's kernel)
     return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
 
 
@@ -347,8 +350,10 @@ class SmoothL1Loss(ArrayFunction):
             raise _not_implemented("smooth_l1_cpu", a.dtype)
         ctx.save_for_backward(x, y)
         ctx.reduction, ctx.numel, ctx.beta = reduction, a.size, beta
+        if a.dtype.name == "bfloat16":   # ATen's kernel widens bfloat16 to float32 (float16: its own steps)
+            a, b = to_opmath(a), to_opmath(b)
         z = xp.abs(a - b)
-        loss = xp.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(a.dtype, copy=False)
+        loss = xp.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(x.dtype, copy=False)
         return _reduce_array(loss, reduction)
 
     @staticmethod
@@ -370,6 +375,8 @@ class HuberLoss(ArrayFunction):
             raise _not_implemented("huber_cpu", a.dtype)
         ctx.save_for_backward(x, y)
         ctx.reduction, ctx.numel, ctx.delta = reduction, a.size, delta
+        if a.dtype == np.float16:   # ATen's kernel computes float16 in float32 (bfloat16: its own steps)
+            a, b = to_opmath(a), to_opmath(b)
         z = xp.abs(a - b)
         loss = xp.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(x.dtype)  # empty_like(input)
         return _reduce_array(loss, reduction)
@@ -530,20 +537,20 @@ class NllLoss(ArrayFunction):
         xp = namespace(x)
         one = x.ndim == 1                          # (C,) with target () or (1,)
         xb = x[None] if one else x                 # (N, C, *rest)
-        t = (target.reshape(1) if one else target).astype(np.int64)
+        t = (target.reshape(1) if one else target).astype(np.int64, copy=False)
         C = xb.shape[1]
         valid = t != ignore_index
-        bad = valid & ((t < 0) | (t >= C))
+        tc = xp.where(valid, t, 0)                 # an ignored target reads class 0, and counts for nothing
+        bad = (tc < 0) | (tc >= C)
         if bad.any():
-            raise IndexError(f"Target {t[bad].flat[0]} is out of bounds.")
-        tc = xp.where(valid, t, 0)
+            raise IndexError(f"Target {tc[bad].flat[0]} is out of bounds.")
         picked = xp.take_along_axis(xb, tc[:, None], axis=1)[:, 0]
         if weight is not None:
-            w = xp.where(valid, weight.reshape(-1)[tc], 0).astype(x.dtype)
+            w = xp.where(valid, weight.reshape(-1)[tc], 0).astype(x.dtype, copy=False)
         else:
             w = valid.astype(x.dtype)
-        with np.errstate(invalid="ignore"):
-            loss = xp.where(valid, -(picked * w), 0).astype(x.dtype)
+        # (selected, not multiplied by w == 0: an ignored target's inf or NaN input gives 0, as in PyTorch)
+        loss = select(valid, -(picked * w)).astype(x.dtype, copy=False)
         if reduction == "none":
             out = loss[0] if one else loss
             total = None
@@ -561,14 +568,13 @@ class NllLoss(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         dt = grad._data.dtype
-        vals = -ctx.w.astype(dt)
+        vals = -ctx.w.astype(dt, copy=False)
         if ctx.reduction == "mean":
-            with np.errstate(invalid="ignore", divide="ignore"):
-                vals = vals * (dt.type(1) / ctx.total.astype(dt))
+            vals = vals * (dt.type(1) / ctx.total.astype(dt, copy=False))
         x, = ctx.saved_tensors
         per_item = not ctx.one and ctx.reduction == "none"
-        return (ctx._function._backward_fn.apply(grad, x, ctx.tc, vals.astype(dt), ctx.valid, ctx.shape, per_item,
-                                                 ctx.one), None, None, None, None)
+        return (ctx._function._backward_fn.apply(grad, x, ctx.tc, vals.astype(dt, copy=False), ctx.valid, ctx.shape,
+                                                 per_item, ctx.one), None, None, None, None)
 
 
 class NllLossBackward(ArrayFunction):
@@ -581,8 +587,7 @@ class NllLossBackward(ArrayFunction):
     def forward(ctx, grad, x, tc, vals, valid, shape, per_item, one):
         xp = namespace(grad)
         ctx.tc, ctx.vals, ctx.valid, ctx.per_item, ctx.one = tc, vals, valid, per_item, one
-        with np.errstate(invalid="ignore"):
-            picked = xp.where(valid, vals * grad, xp.zeros((), vals.dtype))   # (N, *rest)
+        picked = select(valid, vals * grad)   # (N, *rest)
         out = xp.zeros(shape, vals.dtype)
         xp.put_along_axis(out, tc[:, None], picked[:, None], axis=1)
         return out[0] if one else out
@@ -812,8 +817,9 @@ class BinaryCrossEntropy(ArrayFunction):
             raise RuntimeError("all elements of input should be between 0 and 1")
         if not xp.all((y >= 0) & (y <= 1)):
             raise RuntimeError("all elements of target should be between 0 and 1")
+        xf, yf = to_opmath(x), to_opmath(y)   # (float16/bfloat16: computed in float32, rounded once)
         with np.errstate(divide="ignore", invalid="ignore"):
-            loss = ((y - 1) * xp.maximum(xp.log(1 - x), -100) - y * xp.maximum(xp.log(x), -100)).astype(x.dtype)
+            loss = ((yf - 1) * xp.maximum(xp.log1p(-xf), -100) - yf * xp.maximum(xp.log(xf), -100)).astype(x.dtype)
         if weight is not None:
             if weight.shape != x.shape:
                 raise RuntimeError(f"output with shape {shape_str(x.shape)} doesn't match the broadcast shape "

@@ -1,0 +1,56 @@
+"""Fuzzer round 7 (seed 7100000): float16/bfloat16 losses computed and reduced as PyTorch's CPU kernels do.
+
+PyTorch adds a half-precision loss up in float32 and rounds once (the reductions of one-node losses added up
+in the half type here), and its kernels for huber (float16), smooth_l1 (bfloat16), binary_cross_entropy and
+log_sigmoid (both) compute each element in float32 and round once, where numpy rounds every step."""
+import numpy as np
+import pytest
+
+import pedatorch as pt
+
+torch = pytest.importorskip("torch")
+
+LOSSES = ["huber_loss", "smooth_l1_loss", "mse_loss", "soft_margin_loss", "binary_cross_entropy",
+          "binary_cross_entropy_with_logits", "multilabel_soft_margin_loss"]
+
+
+def _inputs(name, rng):
+    a, b = rng.standard_normal((4, 6)) * 2, rng.standard_normal((4, 6)) * 2
+    if name == "binary_cross_entropy":
+        a, b = 1 / (1 + np.exp(-a)), (b > 0).astype(float)
+    if name == "soft_margin_loss":
+        b = np.sign(b)
+    if name == "multilabel_soft_margin_loss":
+        b = (b > 0).astype(float)
+    return a, b
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", LOSSES)
+def test_half_precision_losses_are_pytorchs_bits(name, dtype):
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        a, b = _inputs(name, rng)
+        for reduction in ("none", "sum", "mean"):
+            def run(lib):
+                x, y = lib.tensor(a, dtype=getattr(lib, dtype)), lib.tensor(b, dtype=getattr(lib, dtype))
+                return getattr(lib.nn.functional, name)(x, y, reduction=reduction).float().numpy()
+            np.testing.assert_array_equal(run(pt), run(torch), err_msg=f"{name} {dtype} {reduction}")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_logsigmoid_is_pytorchs_bits(dtype):
+    a = np.random.default_rng(1).standard_normal(64) * 4
+    got = pt.nn.functional.logsigmoid(pt.tensor(a, dtype=getattr(pt, dtype))).float().numpy()
+    want = torch.nn.functional.logsigmoid(torch.tensor(a, dtype=getattr(torch, dtype))).float().numpy()
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_bfloat16_huber_sum_feeding_cos():   # the fuzzer's program: cos of a sum one ulp off
+    x0 = np.array([[0.50390625, 1.0703125, -1.4140625], [-1.1328125, -0.23046875, 0.9140625]])
+    x1 = np.array([[-1.0390625, 1.2578125, -0.3359375], [-0.45703125, 0.84375, 0.6328125]])
+    def run(lib):
+        F = lib.nn.functional
+        y = F.huber_loss(lib.tensor(x0, dtype=lib.bfloat16), lib.tensor(x1, dtype=lib.bfloat16), reduction="sum")
+        return float(lib.cos(y).float())
+    assert run(pt) == run(torch)
