@@ -54,3 +54,21 @@ def test_a_bfloat16_huber_sum_feeding_cos():   # the fuzzer's program: cos of a 
         y = F.huber_loss(lib.tensor(x0, dtype=lib.bfloat16), lib.tensor(x1, dtype=lib.bfloat16), reduction="sum")
         return float(lib.cos(y).float())
     assert run(pt) == run(torch)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_cpu_kernels_without_half_precision_refuse_it(dtype):
+    """multi_margin_loss, multilabel_margin_loss, pdist and avg_pool3d have no float16/bfloat16 CPU kernel in
+    PyTorch: the same NotImplementedError here (they accepted it)."""
+    calls = [lambda lib, x: lib.nn.functional.multi_margin_loss(x, lib.tensor([1, 2])),
+             lambda lib, x: lib.nn.functional.multilabel_margin_loss(x, lib.tensor([[1, -1, 0], [2, -1, 0]])),
+             lambda lib, x: lib.nn.functional.pdist(x),
+             lambda lib, x: lib.nn.functional.avg_pool3d(x.reshape(1, 1, 1, 2, 3), 1),
+             lambda lib, x: lib.nn.functional.local_response_norm(x.reshape(1, 2, 3, 1), 2)]
+    for call in calls:
+        errors = []
+        for lib in (pt, torch):
+            with pytest.raises(NotImplementedError) as e:
+                call(lib, lib.ones(2, 3, dtype=getattr(lib, dtype)))
+            errors.append(str(e.value))
+        assert errors[0] == errors[1]

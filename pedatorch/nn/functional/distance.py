@@ -127,6 +127,8 @@ def pdist(input, p=2):
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if not input.is_floating_point():
         raise RuntimeError("pdist only supports floating-point dtypes")
+    if input.dtype.itemsize == 2:   # (PyTorch's CPU kernel: float and double only)
+        raise NotImplementedError(f"\"pdist\" not implemented for '{_type_word(input._data.dtype)}'")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     return Pdist.apply(input.contiguous(), float(p))

@@ -764,6 +764,10 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
                          f"dimensions)")
     if input.numel() == 0:
         return input
+    x = input._data
+    if dim > 3 and x.dtype.itemsize == 2 and x.dtype.kind in "fV" and isinstance(x, np.ndarray):
+        # PyTorch averages 4-D and wider inputs with avg_pool3d, whose CPU kernel has no float16/bfloat16
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_type_word(x.dtype)}'")
     from ...ops.manip import constant_pad_nd
     div = input.mul(input)
     sizes = input.shape
