@@ -613,8 +613,6 @@ def normalize(tensor_, mean, std, inplace=False):
     if tensor_.ndim < 3:
         raise ValueError("Expected tensor to be a tensor image of size (..., C, H, W). Got tensor.size() = "
                          f"{tensor_.size()}")
-    if not inplace:
-        tensor_ = tensor_.clone()
     dtype = tensor_.dtype
     mean = _as_tensor(mean, dtype, tensor_.device)
     std = _as_tensor(std, dtype, tensor_.device)
@@ -624,7 +622,9 @@ def normalize(tensor_, mean, std, inplace=False):
         mean = mean.view(-1, 1, 1)
     if std.ndim == 1:
         std = std.view(-1, 1, 1)
-    return tensor_.sub_(mean).div_(std)
+    if inplace:
+        return tensor_.sub_(mean).div_(std)
+    return (tensor_ - mean).div_(std)   # (torchvision clones, then works in place: the same numbers, one op less)
 
 
 def _as_tensor(values, dtype, device):
