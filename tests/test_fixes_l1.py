@@ -72,3 +72,24 @@ def test_cpu_kernels_without_half_precision_refuse_it(dtype):
                 call(lib, lib.ones(2, 3, dtype=getattr(lib, dtype)))
             errors.append(str(e.value))
         assert errors[0] == errors[1]
+
+
+def test_prod_gradient_with_two_zeros_under_create_graph():
+    """With create_graph PyTorch takes the zero-safe formula even for two zeros, so a NaN elsewhere spreads
+    (without it, the shortcut: all zeros)."""
+    from torch_compare import same
+    for create_graph in (False, True):
+        def f(lib):
+            x = lib.tensor([1.0, float("nan"), 0.0, 0.0], dtype=lib.float64, requires_grad=True)
+            g, = lib.autograd.grad(x.prod() * 0.55, x, create_graph=create_graph)
+            return g
+        same(f, pt, torch)
+
+
+def test_one_element_hardtanh_keeps_its_inputs_stride():
+    """hardtanh writes into empty_like(input): a strided one-element input's stride survives (it shows in an
+    expand of the result)."""
+    for lib_pair in [(pt, torch)]:
+        got, want = (lib.nn.functional.hardtanh(lib.tensor([1.0, 2.0])[::2]) for lib in lib_pair)
+        assert got.stride() == want.stride() == (2,)
+        assert got.expand(3, 1).stride() == want.expand(3, 1).stride()

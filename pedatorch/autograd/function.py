@@ -209,7 +209,7 @@ class ArrayFunction(Function):
                 ctx = _new_node(cls, args)
                 out = cls.forward(ctx, *arrays)
                 if cls._relayout and (type(out) is CPU_ARRAY or type(out) is not tuple and is_array(out)) and \
-                        out.ndim > 1:
+                        (out.ndim > 1 or out.shape == (1,) and cls._result_format == "preserve_format"):
                     out = _elementwise_layout(cls, arrays, out, ctx)
                 out = _wrap_recorded(cls, ctx, args, out)
                 return as_efficient_zero(out, cls._keeps_zero == "view") if zero else out
@@ -217,7 +217,8 @@ class ArrayFunction(Function):
                 check_no_internal_overlap(arrays[cls._inplace_of])
             out = cls.forward(_NO_CTX, *arrays)
             if cls._relayout and (type(out) is CPU_ARRAY or type(out) is not tuple and is_array(out)) and \
-                    out.ndim > 1:
+                    (out.ndim > 1 or out.shape == (1,) and cls._result_format == "preserve_format"):
+                # (a 1-D result is contiguous, but for one element empty_like keeps the input's stride)
                 out = _elementwise_layout(cls, arrays, out, None)
         except ValueError as e:  # numpy's words -> PyTorch's RuntimeError
             # raised afresh: the learner's traceback ends here, not in the frames that worded it

@@ -362,8 +362,8 @@ class ProdAll(ArrayFunction):
         zeros = int(namespace(x._data).count_nonzero(x._data == 0))   # (a device read)
         if zeros == 0:
             return grad * (out / x), None
-        if zeros > 1:  # every partial product contains a zero
-            return grad.new_zeros(x.shape), None
+        if zeros > 1 and not _state.enabled:  # every partial product contains a zero (PyTorch takes this
+            return grad.new_zeros(x.shape), None  # shortcut only without create_graph: NaNs elsewhere then count)
         return _prod_safe_zeros(grad, x.reshape(-1), 0).reshape(x.shape), None
 
 
