@@ -102,6 +102,8 @@ class Pdist(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, p):
+        if x.dtype.itemsize == 2:   # (PyTorch's kernel: float and double only; checked after autocast's cast)
+            raise NotImplementedError(f"\"pdist\" not implemented for '{_type_word(x.dtype)}'")
         n = x.shape[0]
         i, j = namespace(x).triu_indices(n, 1)
         out = _pnorm(x[i] - x[j], p).astype(x.dtype, copy=False)
@@ -127,8 +129,6 @@ def pdist(input, p=2):
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if not input.is_floating_point():
         raise RuntimeError("pdist only supports floating-point dtypes")
-    if input.dtype.itemsize == 2:   # (PyTorch's CPU kernel: float and double only)
-        raise NotImplementedError(f"\"pdist\" not implemented for '{_type_word(input._data.dtype)}'")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     return Pdist.apply(input.contiguous(), float(p))

@@ -353,6 +353,13 @@ class AvgPool2d(_AvgPool):
 class AvgPool3d(_AvgPool):
     node_name = "AvgPool3DBackward0"
 
+    @staticmethod
+    def forward(ctx, x, g, div):
+        # (here, after autocast has cast: PyTorch's CPU kernel has no float16/bfloat16, its CUDA kernel has)
+        if x.dtype.itemsize == 2 and x.dtype.kind in "fV" and isinstance(x, np.ndarray):
+            raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_type_word(x.dtype)}'")
+        return _AvgPool.forward(ctx, x, g, div)
+
 
 class _AvgPoolAdjoint(ArrayFunction):
     """dx = grad / divisor added over each window (the adjoint of average pooling);  its backward: avg pooling
@@ -760,9 +767,7 @@ def _avg_pool_nd(dims, input, kernel_size, stride, padding, ceil_mode, count_inc
                            f"input, but got:{shape_str(input.shape)}")
     _pool_shape_check(input, dims, k, s, p, [1] * dims, outsp)
     x = input._data
-    # (of the integer types the kernels have only Long; avg_pool3d's CPU kernel has no float16/bfloat16)
-    if x.dtype.kind in "biu" and x.dtype != np.int64 or \
-            dims == 3 and x.dtype.itemsize == 2 and x.dtype.kind in "fV" and isinstance(x, np.ndarray):
+    if x.dtype.kind in "biu" and x.dtype != np.int64:  # (of the integer types the kernel has only Long)
         kernel = "avg_pool2d" if dims == 2 else "avg_pool3d_out_frame"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_word(x.dtype)}'")
     g = _Pool(tuple(k), tuple(s), tuple(p), (1,) * dims, insp, outsp)
