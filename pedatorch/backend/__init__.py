@@ -28,7 +28,7 @@ warnings.filterwarnings("ignore", message=r"(overflow|invalid value|divide by ze
 
 __all__ = ["Backend", "CPU_BACKEND", "CPU_ARRAY", "namespace", "address", "storage_root", "device_namespace", "backend_of", "is_array", "cuda_backend",
            "cuda_available", "register_cuda", "to_host", "scatter_add", "as_strided", "astype",
-           "ufunc_at", "reduceat", "select"]
+           "ufunc_at", "reduceat", "select", "on_host"]
 
 _SCALARS = (bool, int, float, complex, np.generic)
 
@@ -160,6 +160,12 @@ def backend_of(arr):
     if _cuda is not None and isinstance(arr, _cuda.array_type):
         return _cuda
     raise TypeError(f"pedatorch holds no arrays of type {type(arr).__name__}")
+
+
+def on_host(arr):
+    """Is ``arr`` in the CPU's memory (a numpy array), not on a device? (Some PyTorch kernels exist only on
+    one side: avg_pool3d has no float16 on the CPU.)"""
+    return backend_of(arr) is CPU_BACKEND
 
 
 def namespace(*arrays):

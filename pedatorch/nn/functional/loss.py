@@ -21,7 +21,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction, before_checks
 from ..._layout import iterator_result
-from ...backend import namespace, scatter_add, select, to_host
+from ...backend import namespace, on_host, scatter_add, select, to_host
 from ...autograd.grad_mode import _state, no_grad
 from ...ops.creation import full_like, ones_like, zeros, zeros_like
 from ...ops.elementwise import clamp_min, exp, log, logit, minimum, where, xlogy
@@ -1219,7 +1219,7 @@ class MultiMarginLoss(ArrayFunction):
                                f"{shape_str(target.shape)}. Input has shape {shape_str(x.shape)}.")
         if weight is not None and not (weight.ndim <= 1 and weight.size == dim):
             raise RuntimeError(f"inconsistent weight size, expected {dim} but got {shape_str(weight.shape)}")
-        if not _is_float(x.dtype) or isinstance(x, np.ndarray) and x.dtype.itemsize == 2:   # (PyTorch's CPU
+        if not _is_float(x.dtype) or on_host(x) and x.dtype.itemsize == 2:   # (PyTorch's CPU
             # kernel has no float16/bfloat16; its CUDA kernel has)
             raise _not_implemented("multi_margin_loss_cpu_kernel", x.dtype)
         if target.dtype != np.int64:
@@ -1301,7 +1301,7 @@ class MultilabelMarginLoss(ArrayFunction):
                                f"{shape_str(x.shape)}")
         if target.dtype != np.int64:
             raise RuntimeError(f"expected scalar type Long but found {_type_word(target.dtype)}")
-        if not _is_float(x.dtype) or isinstance(x, np.ndarray) and x.dtype.itemsize == 2:   # (PyTorch's CPU
+        if not _is_float(x.dtype) or on_host(x) and x.dtype.itemsize == 2:   # (PyTorch's CPU
             # kernel has no float16/bfloat16; its CUDA kernel has)
             raise _not_implemented("multilabel_margin_loss_forward_out_frame", x.dtype)
         if target.size and (target.min() < -1 or target.max() >= dim):

@@ -25,7 +25,7 @@ import numpy as np
 from ..._tensor import Tensor, contiguous_format, channels_last, channels_last_3d
 from ..._layout import suggested_format, in_format, is_in_format
 from ...autograd.function import ArrayFunction, active_modes
-from ...backend import namespace
+from ...backend import namespace, on_host
 from ...autograd.grad_mode import _state, no_grad
 from ...ops._util import shape_str, check_kernel_dtype, _type_word
 from ..._dtype import to_opmath, opmath_np, is_inexact_np
@@ -765,7 +765,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     if input.numel() == 0:
         return input
     x = input._data
-    if dim > 3 and x.dtype.itemsize == 2 and x.dtype.kind in "fV" and isinstance(x, np.ndarray) and \
+    if dim > 3 and x.dtype.itemsize == 2 and x.dtype.kind in "fV" and on_host(x) and \
             not active_modes():   # (under autocast PyTorch's avg_pool3d gets float32)
         # PyTorch averages 4-D and wider inputs with avg_pool3d, whose CPU kernel has no float16/bfloat16
         raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_type_word(x.dtype)}'")

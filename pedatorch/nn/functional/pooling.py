@@ -25,7 +25,7 @@ import numpy as np
 from ..._layout import suggested_format, in_format
 from ..._tensor import Tensor, contiguous_format
 from ...autograd.function import ArrayFunction
-from ...backend import namespace, scatter_add
+from ...backend import namespace, on_host, scatter_add
 from ...ops._util import shape_str, _type_word
 from ..._dtype import is_float_np, is_inexact_np, to_opmath
 
@@ -356,7 +356,7 @@ class AvgPool3d(_AvgPool):
     @staticmethod
     def forward(ctx, x, g, div):
         # (here, after autocast has cast: PyTorch's CPU kernel has no float16/bfloat16, its CUDA kernel has)
-        if x.dtype.itemsize == 2 and x.dtype.kind in "fV" and isinstance(x, np.ndarray):
+        if x.dtype.itemsize == 2 and x.dtype.kind in "fV" and on_host(x):
             raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_type_word(x.dtype)}'")
         return _AvgPool.forward(ctx, x, g, div)
 
