@@ -59,6 +59,7 @@ def untrusted_lab(tmp_path_factory):
 
 @pytest.mark.parametrize("path", LESSONS, ids=[os.path.basename(p) for p in LESSONS])
 def test_stored_pictures_show_before_anything_runs(untrusted_lab, path):
+    from playwright.sync_api import Error as PlaywrightError
     lab, name = untrusted_lab, os.path.basename(path)
     nb, expected = stored_pictures(path)
     # a workspace of its own, reset: JupyterLab would otherwise reopen the previous lesson's tab beside it
@@ -73,7 +74,10 @@ def test_stored_pictures_show_before_anything_runs(untrusted_lab, path):
         if time.monotonic() > deadline:
             break
         for i in range(cells.count()):    # JupyterLab renders outputs as cells come into view
-            cells.nth(i).scroll_into_view_if_needed(timeout=5000)
+            try:
+                cells.nth(i).scroll_into_view_if_needed(timeout=5000)
+            except PlaywrightError:   # the windowed notebook re-rendered that cell meanwhile: the next pass
+                break                 # asks again
         time.sleep(0.3)
     shown = images.evaluate_all("es => es.map(e => [e.src.slice(0, 15), e.naturalWidth])")
     for i in range(len(shown)):
