@@ -45,6 +45,7 @@ from .ops.elementwise import (where, RoundDecimals, _erf, _erfc, _erfcx, sigmoid
                               log1p, sinc, xlogy)
 from .ops.special import (Gammainc, Gammaincc, mvlgamma, _float_out, _i1, _BERN, lgamma as gammaln, digamma,
                           polygamma, i0, i1)
+from .ops.scalar import AddScalar, MulScalar
 from .ops.reduction import logsumexp, softmax as _softmax, log_softmax as _log_softmax
 
 psi = digamma
@@ -276,32 +277,6 @@ class Entr(ArrayFunction):
         return grad * -(1 + x.log())
 
 
-class Ndtr(ArrayFunction):
-    """ndtr(x) = (1 + erf(x / sqrt 2)) / 2, the standard normal CDF;   d/dx = exp(-x²/2) / sqrt(2 pi)
-
-    PyTorch computes exactly this composite, each step rounded to x's dtype (so ndtr(-10) = 0: use
-    log_ndtr for the far left tail), and records its last step: ``MulBackward1``, the name here too.
-    """
-    node_name = "MulBackward1"
-    _elementwise = 1
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        xf = to_float(x)
-
-        def rounded(v):                                  # each step rounded to x's dtype, as in PyTorch
-            return v.astype(xf.dtype)
-        t = rounded(to_opmath(xf) * math.sqrt(0.5))
-        s = rounded(to_opmath(_erf(t)) + 1)             # (_erf answers in t's dtype)
-        return rounded(to_opmath(s) * 0.5)
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, = ctx.saved_tensors
-        return grad * (x * x * -0.5).exp() / _SQRT_2PI
-
-
 class LogNdtr(ArrayFunction):
     """log_ndtr(x) = log ndtr(x), accurate in both tails;   d/dx = exp(-x²/2 - log_ndtr(x)) / sqrt(2 pi)"""
     node_name = "SpecialLogNdtrBackward0"
@@ -483,9 +458,12 @@ def entr(input, *, out=None):
 
 
 def ndtr(input, *, out=None):
-    """The standard normal CDF: (1 + erf(x / sqrt 2)) / 2."""
+    """The standard normal CDF: (1 + erf(x / sqrt 2)) / 2, composed of those ops as PyTorch composes it: each
+    step rounded to x's dtype (so ndtr(-10) = 0: use log_ndtr for the far left tail), its graph
+    ``MulBackward1 -> AddBackward1 -> ErfBackward0 -> MulBackward1``, nothing of x saved (x may then be
+    changed in place)."""
     _check_tensor("ndtr", input)
-    return write_out(out, Ndtr.apply(input))
+    return write_out(out, MulScalar.apply(AddScalar.apply(erf(MulScalar.apply(input, math.sqrt(0.5))), 1), 0.5))
 
 
 def log_ndtr(input, *, out=None):

@@ -93,3 +93,70 @@ def test_one_element_hardtanh_keeps_its_inputs_stride():
         got, want = (lib.nn.functional.hardtanh(lib.tensor([1.0, 2.0])[::2]) for lib in lib_pair)
         assert got.stride() == want.stride() == (2,)
         assert got.expand(3, 1).stride() == want.expand(3, 1).stride()
+
+
+@pytest.mark.parametrize("fn,name", [("log_softmax", "LogSoftmaxBackwardDataBackward0"),
+                                     ("softmax", "SoftmaxBackwardDataBackward0")])
+def test_softmax_backward_is_one_node_as_in_pytorch(fn, name):
+    """softmax/log_softmax's backward is one op (PyTorch's _softmax_backward_data): its node shows under
+    create_graph, and its double backward follows PyTorch's formulas (gradgradcheck)."""
+    for lib in (pt, torch):
+        x = lib.randn(3, 4, dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad((getattr(x, fn)(-1) * lib.randn(3, 4, dtype=lib.float64)).sum(), x,
+                               create_graph=True)
+        assert type(g.grad_fn).__name__ == name
+    x = pt.randn(3, 5, dtype=pt.float64, requires_grad=True)
+    assert pt.autograd.gradgradcheck(lambda t: getattr(t, fn)(-1) * t, (x,))
+    assert pt.autograd.gradgradcheck(lambda t: getattr(t, fn)(0), (pt.randn((), dtype=pt.float64, requires_grad=True),))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_softmax_backward_rounds_once(dtype):
+    """Computed in float32 and rounded once, as PyTorch's kernel: the same bits for a given forward output."""
+    rng = np.random.default_rng(0)
+    a, w = rng.standard_normal((5, 33)), rng.standard_normal((5, 33))
+    def run(lib):
+        x = lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=True)
+        y = x.softmax(-1)
+        g, = lib.autograd.grad((y * lib.tensor(w, dtype=getattr(lib, dtype))).sum(), x)
+        return y.detach().float().numpy(), g.float().numpy()
+    (y1, g1), (y2, g2) = run(pt), run(torch)
+    if np.array_equal(y1, y2):   # (the forward's exp may differ from PyTorch's in the last bit)
+        np.testing.assert_array_equal(g1, g2)
+    np.testing.assert_allclose(g1, g2, rtol=1e-2, atol=1e-3)
+
+
+def test_ndtr_is_pytorchs_composite():
+    """special.ndtr is (1 + erf(x / sqrt 2)) / 2 made of ops, as in PyTorch: the same graph, each step rounded,
+    and x itself not saved, so changing x in place afterwards is no error (the fuzzer's program)."""
+    from torch_compare import same
+    names = []
+    for lib in (pt, torch):
+        y = lib.special.ndtr(lib.tensor([0.5, -1.0], requires_grad=True))
+        n, chain = y.grad_fn, []
+        while n is not None:
+            chain.append(type(n).__name__)
+            nxt = [f for f, _ in n.next_functions if f is not None]
+            n = nxt[0] if nxt else None
+        names.append(chain)
+    assert names[0] == names[1]
+    a = np.linspace(-6, 6, 61)
+    for dtype in ("float16", "bfloat16"):
+        def grad(lib):
+            x = lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=True)
+            return lib.autograd.grad(lib.special.ndtr(x).sum(), x)[0]
+        same(grad, pt, torch)
+
+    def inplace_after(lib):
+        x0 = lib.tensor([[4.36, -1.72, 1.12]], dtype=lib.float64, requires_grad=True)
+        y0 = lib.nn.functional.hardtanh(x0, max_val=1.0)
+        y1 = lib.special.ndtr(y0)
+        y0.clamp_(-0.5, 1.0)
+        return lib.autograd.grad((y1 * 1.5).sum(), x0)[0]
+    same(inplace_after, pt, torch)
+    assert pt.autograd.gradgradcheck(pt.special.ndtr, (pt.randn(5, dtype=pt.float64, requires_grad=True),))
+
+
+def test_ldexp_checks_broadcasting_first():
+    from torch_compare import same
+    same(lambda lib: lib.ldexp(lib.zeros(2, 0, requires_grad=True), lib.ones(2, 3, dtype=lib.bool)), pt, torch)

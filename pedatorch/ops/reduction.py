@@ -1075,7 +1075,32 @@ class Softmax(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         out, = ctx.saved_tensors
-        return out * (grad - (grad * out).sum(ctx.dim, keepdim=True)), None
+        return SoftmaxBackwardData.apply(grad, out, ctx.dim), None
+
+
+class SoftmaxBackwardData(ArrayFunction):
+    """softmax's backward as one op, PyTorch's ``_softmax_backward_data``: dx = out (g - sum(g out, dim)), computed
+    in float32 for float16/bfloat16 and rounded once.  Its own backward (double backward):
+    for g the same op;  for out: g gg - sum(out g) gg - g sum(out gg)   (PyTorch's softmax_double_backward)"""
+    node_name = "SoftmaxBackwardDataBackward0"
+
+    @staticmethod
+    def forward(ctx, g, out, dim):
+        ctx.save_for_backward(g, out)
+        ctx.dim = dim
+        gf, of = to_opmath(g), to_opmath(out)
+        xp = namespace(gf, of)
+        axis = dim if out.ndim else None
+        return xp.asarray(of * (gf - xp.sum(gf * of, axis=axis, keepdims=True))).astype(out.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, out = ctx.saved_tensors
+        dim, need = ctx.dim, ctx.needs_input_grad
+        d_g = SoftmaxBackwardData.apply(gg, out, dim) if need[0] else None
+        d_out = (g * gg - (out * g).sum(dim, keepdim=True) * gg - g * (out * gg).sum(dim, keepdim=True)) \
+            if need[1] else None
+        return d_g, d_out, None
 
 
 class LogSoftmax(ArrayFunction):
@@ -1101,7 +1126,32 @@ class LogSoftmax(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         out, = ctx.saved_tensors
-        return grad - out.exp() * grad.sum(ctx.dim, keepdim=True), None
+        return LogSoftmaxBackwardData.apply(grad, out, ctx.dim), None
+
+
+class LogSoftmaxBackwardData(ArrayFunction):
+    """log_softmax's backward as one op, PyTorch's ``_log_softmax_backward_data``: dx = g - exp(out) sum(g, dim),
+    computed in float32 for float16/bfloat16 and rounded once.  Its own backward (double backward):
+    for g: gg - sum(gg exp(out));  for out: -sum(g) exp(out) gg   (PyTorch's formulas)"""
+    node_name = "LogSoftmaxBackwardDataBackward0"
+
+    @staticmethod
+    def forward(ctx, g, out, dim):
+        ctx.save_for_backward(g, out)
+        ctx.dim = dim
+        gf, of = to_opmath(g), to_opmath(out)
+        xp = namespace(gf, of)
+        axis = dim if out.ndim else None
+        with np.errstate(invalid="ignore", over="ignore"):
+            return xp.asarray(gf - xp.exp(of) * xp.sum(gf, axis=axis, keepdims=True)).astype(out.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, out = ctx.saved_tensors
+        dim, need = ctx.dim, ctx.needs_input_grad
+        d_g = gg - (gg * out.exp()).sum(dim, keepdim=True) if need[0] else None
+        d_out = -(g.sum(dim, keepdim=True) * out.exp() * gg) if need[1] else None
+        return d_g, d_out, None
 
 
 def _softmax_like(name, cls, input, dim, dtype):

@@ -15,7 +15,7 @@ from ..backend import namespace, device_namespace, is_array
 from .._tensor import Tensor
 from .._layout import iterator_result
 from ..autograd.function import ArrayFunction
-from ._util import (promote, to_float, write_out, register, promote_to_float, require_tensor, _type_word,
+from ._util import (broadcast_shapes_or_raise, promote, to_float, write_out, register, promote_to_float, require_tensor, _type_word,
                     check_kernel_dtype, check_binary_kernel, needed)
 from .._dtype import is_float_np, to_opmath
 from .elementwise import _not_implemented_name, where, _no_bool_sub, masked_grad, _ip as _inplace_twin
@@ -654,6 +654,7 @@ class Ldexp(ArrayFunction):
 
 def ldexp(input, other, *, out=None):
     require_tensor("ldexp", other)
+    broadcast_shapes_or_raise(tuple(input.shape), tuple(other.shape))   # (PyTorch's first complaint)
     if is_float_np(input._data.dtype) and other._data.dtype == np.bool_:
         # (that integer-exponent kernel has no bool version; an integer input goes another way and takes it)
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")

@@ -10,7 +10,7 @@ ops exactly as PyTorch composes them (``l1_loss`` is ``(input - target).abs().me
 ``cross_entropy`` is ``log_softmax`` then ``nll_loss``), so their ``grad_fn`` chains match PyTorch's.
 Where PyTorch's C++ code combines a tensor with a C++ number (``x + eps``, ``(1 - s) * loss``), it
 records ``AddBackward1``/``MulBackward1``/``DivBackward1``/``SubBackward1`` rather than the ``...0``
-nodes Python numbers give; the small ``_AddScalar``... functions below record those names.
+nodes Python numbers give; ``ops/scalar.py``'s small functions record those names.
 """
 import math
 import numbers
@@ -22,6 +22,8 @@ from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction, before_checks
 from ..._layout import iterator_result
 from ...backend import namespace, on_host, scatter_add, select, to_host
+from ...ops.scalar import AddScalar as _AddScalar, SubScalar as _SubScalar, MulScalar as _MulScalar, \
+    DivScalar as _DivScalar
 from ...autograd.grad_mode import _state, no_grad
 from ...ops.creation import full_like, ones_like, zeros, zeros_like
 from ...ops.elementwise import clamp_min, exp, log, logit, minimum, where, xlogy
@@ -143,67 +145,6 @@ def _is_float(dt):
 
 
 # ====================================================================== ops with C++ scalar arguments
-
-class _AddScalar(ArrayFunction):
-    """out = x + s (s a number, as ATen's add.Scalar);  dx = grad"""
-    node_name = "AddBackward1"
-
-    @staticmethod
-    def forward(ctx, x, s):
-        x, s = promote(x, s)
-        return x + s
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, None
-
-
-class _SubScalar(ArrayFunction):
-    """out = x - s (s a number, as ATen's sub.Scalar);  dx = grad"""
-    node_name = "SubBackward1"
-
-    @staticmethod
-    def forward(ctx, x, s):
-        x, s = promote(x, s)
-        return x - s
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, None
-
-
-class _MulScalar(ArrayFunction):
-    """out = x * s (s a number, as ATen's mul.Scalar);  dx = grad * s"""
-    node_name = "MulBackward1"
-
-    @staticmethod
-    def forward(ctx, x, s):
-        ctx.s = s
-        x, s = promote(x, s)
-        with np.errstate(invalid="ignore", over="ignore"):  # (0 * inf is nan, as in ATen, without a warning)
-            return x * s
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad * ctx.s, None
-
-
-class _DivScalar(ArrayFunction):
-    """out = x / s (s a number, as ATen's div.Scalar);  dx = grad / s"""
-    node_name = "DivBackward1"
-
-    @staticmethod
-    def forward(ctx, x, s):
-        xp = namespace(x)
-        ctx.s = s
-        x = to_float(x)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return xp.asarray(x / s, dtype=x.dtype)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad / ctx.s, None
-
 
 def _rsub_scalar(s, x):
     """ATen's ``Scalar - Tensor``: ``empty_like(x).fill_(s).sub_(x)`` (records SubBackward0)."""

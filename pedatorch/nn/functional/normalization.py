@@ -29,7 +29,7 @@ from ...backend import namespace, on_host
 from ...autograd.grad_mode import _state, no_grad
 from ...ops._util import shape_str, check_kernel_dtype, _type_word
 from ..._dtype import to_opmath, opmath_np, is_inexact_np
-from .loss import _AddScalar
+from ...ops.scalar import AddScalar as _AddScalar
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm",
            "normalize"]
