@@ -103,11 +103,7 @@ def get_num_threads():
     return 1
 
 
-def compile(model=None, **kwargs):
-    """No compiler here: returns the model (or function) unchanged."""
-    if model is None:
-        return lambda m: m
-    return model
+from .compiler import compile  # noqa: E402,F401  (no compiler here: the model comes back unchanged)
 
 
 # ---------------------------------------------------------------- the rest of torch's namespace
@@ -286,3 +282,11 @@ BoolTensor = _legacy_type("BoolTensor", bool)
 
 
 _ops._util.add_numpy_names(globals())  # torch.sum(x, axis=0, keepdims=True), as PyTorch's argument parser allows
+
+from . import random, compiler, multiprocessing, distributed  # noqa: E402,F401  (torch.random, torch.compiler, ...)
+
+# torch.pi, torch.e, ...: Python's constants, as PyTorch re-exports them
+import math as _math  # noqa: E402
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+newaxis = None
+del _math

@@ -365,3 +365,35 @@ def dlpack_device(capsule):
                            "only once, so you might have already constructed a tensor from it once.") from None
     device = (ctypes.c_int32 * 2).from_address(ptr + ctypes.sizeof(ctypes.c_void_p))
     return int(device[0]), int(device[1])
+
+
+# ---------------------------------------------------------------- memory shared between processes
+
+def share_between_processes(*arrays):
+    """Copies of host arrays ``arrays`` (views of one memory block) in an anonymous shared mapping, the
+    whole block moved once, each copy with its array's layout and place in it: processes forked afterwards
+    see each other's writes there (``Tensor.share_memory_``).  Device arrays come back as they are (CUDA
+    memory is shared between processes by handles, not by copying), and so do arrays already shared."""
+    import mmap
+    arr = arrays[0]
+    root = storage_root(arr)
+    if not isinstance(arr, np.ndarray) or is_shared_between_processes(arr) or not isinstance(root, np.ndarray) \
+            or root.nbytes == 0 or not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return list(arrays)
+    buffer = mmap.mmap(-1, root.nbytes)   # MAP_SHARED | MAP_ANONYMOUS: inherited by fork as the same pages
+    new_root = np.ndarray(root.shape, root.dtype, buffer=buffer, strides=root.strides)
+    new_root[...] = root
+    start = root.__array_interface__["data"][0]
+    return [np.ndarray(a.shape, a.dtype, buffer=buffer, offset=a.__array_interface__["data"][0] - start,
+                       strides=a.strides) for a in arrays]
+
+
+def is_shared_between_processes(arr):
+    """Does ``arr`` live in memory made by ``share_between_processes``?"""
+    import mmap
+    base = arr
+    while getattr(base, "base", None) is not None:
+        base = base.base
+        if isinstance(base, mmap.mmap):
+            return True
+    return False

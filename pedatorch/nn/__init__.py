@@ -6,5 +6,5 @@ from .modules import Module, Sequential, ModuleList, ModuleDict, ParameterList, 
 from .modules.module import (register_module_forward_pre_hook, register_module_forward_hook,  # noqa: F401
                              register_module_full_backward_hook)
 from . import utils  # noqa: F401,E402
-from . import parallel  # noqa: F401,E402
+from . import parallel, attention  # noqa: F401,E402
 from .parallel import DataParallel  # noqa: F401,E402

@@ -18,7 +18,7 @@ import numpy as np
 from .._layout import check_no_partial_overlap, copy_in_format
 from .._tensor import Tensor, Size, contiguous_format, preserve_format
 from ..backend import storage_root as _storage_root, address as _address, as_strided as _as_strided, namespace
-from ..backend import CPU_ARRAY, scatter_add, writeable as _writeable
+from ..backend import CPU_ARRAY, scatter_add, writeable as _writeable, share_between_processes, is_shared_between_processes
 from ..autograd.function import ArrayFunction
 # the positions of a view's elements in its storage, and the ops that gather/scatter at them, live with
 # autograd's view machinery (CopySlices needs them); as_strided's backward uses them too
@@ -1178,6 +1178,16 @@ __all__ += ["select_scatter", "slice_scatter", "diagonal_scatter", "as_strided_s
             "unsafe_chunk", "split_with_sizes"]
 
 
+def _share_memory_(self):
+    """Move the tensor's memory (and its base's, for a view) where processes forked afterwards share it
+    (see pedatorch.multiprocessing).  Other views of the same memory made before keep the old copy."""
+    if self._base is not None:
+        self._base._data, self._data = share_between_processes(self._base._data, self._data)
+    else:
+        self._data, = share_between_processes(self._data)
+    return self
+
+
 # ====================================================================== registration
 
 register({
@@ -1206,7 +1216,8 @@ register({
     "swapaxes_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1), "TransposeBackward1"),
     "swapdims_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1), "TransposeBackward1"),
     "pin_memory": lambda self, device=None: self, "is_pinned": lambda self, device=None: False,
-    "share_memory_": lambda self: self, "is_shared": lambda self: False, "is_neg": lambda self: False,
+    "share_memory_": _share_memory_, "is_shared": lambda self: is_shared_between_processes(self._data),
+    "is_neg": lambda self: False,
     "new_empty_strided": lambda self, size, stride, *, dtype=None, device=None, requires_grad=False,
     layout=None, pin_memory=False: _new_empty_strided(self, size, stride, dtype, device, requires_grad),
 })

@@ -166,6 +166,17 @@ def _bool_to_float(mask, np_dtype):
     return namespace(mask).where(mask, np_dtype.type(0), np_dtype.type(-np.inf)).astype(np_dtype)
 
 
+def _check_kernel_switches(query):
+    """PyTorch refuses to run when ``sdpa_kernel`` (or torch.backends.cuda's switches) left it no kernel it
+    has for the device: on the CPU only the math and flash kernels exist.  pedatorch computes the math
+    formula whichever is allowed."""
+    from ...backends.cuda import _sdp
+    usable = ("math", "flash") if query.device.type == "cpu" else ("math", "flash", "mem_efficient", "cudnn")
+    if not any(_sdp[name] for name in usable):
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
+                           "turning off both the math kernel and the fused kernels.")
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(Q K^T * scale + mask) V over the last two dims (see the module docstring)."""
@@ -186,6 +197,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             value.shape[-3] if value.dim() > 2 else 1
         if hq % hk or hq % hv or hk != hv:
             raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    _check_kernel_switches(query)
     E = query.shape[-1]
     sc = scale if scale is not None else 1.0 / math.sqrt(E)
     L, S = query.shape[-2], key.shape[-2]

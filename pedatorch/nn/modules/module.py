@@ -423,6 +423,12 @@ class Module:
         return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     def share_memory(self):
+        """Move parameters, buffers and gradients into memory shared with processes forked afterwards
+        (Hogwild training: see pedatorch.multiprocessing)."""
+        for t in list(self.parameters()) + list(self.buffers()):
+            t.share_memory_()
+            if t.grad is not None:
+                t.grad.share_memory_()
         return self
 
     def compile(self, *args, **kwargs):
