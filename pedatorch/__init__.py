@@ -283,7 +283,7 @@ BoolTensor = _legacy_type("BoolTensor", bool)
 
 _ops._util.add_numpy_names(globals())  # torch.sum(x, axis=0, keepdims=True), as PyTorch's argument parser allows
 
-from . import random, compiler, multiprocessing, distributed  # noqa: E402,F401  (torch.random, torch.compiler, ...)
+from . import random, compiler, multiprocessing, distributed, profiler  # noqa: E402,F401  (torch.random, ...)
 
 # torch.pi, torch.e, ...: Python's constants, as PyTorch re-exports them
 import math as _math  # noqa: E402

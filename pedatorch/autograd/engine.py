@@ -138,21 +138,27 @@ def _n_outputs(node):
 # at the node's outputs, ``grad_inputs`` what it sends along its edges (None for a leaf's
 # AccumulateGrad).  pedatorch.viz.backward_steps is built on this.
 _observers = []
+_starters = []   # ``fn(node)`` right before a node runs (the profiler times nodes with it)
 
 
 class watch_backward:
     """Context manager: call ``fn(node, grad_outputs, grad_inputs)`` after each node
-    the engine runs while the block is active (see ``pedatorch.viz.backward_steps``)."""
+    the engine runs while the block is active (see ``pedatorch.viz.backward_steps``),
+    and ``before(node)``, when given, right before it runs."""
 
-    def __init__(self, fn):
-        self.fn = fn
+    def __init__(self, fn, before=None):
+        self.fn, self.before = fn, before
 
     def __enter__(self):
         _observers.append(self.fn)
+        if self.before is not None:
+            _starters.append(self.before)
         return self
 
     def __exit__(self, *exc):
         _observers.remove(self.fn)
+        if self.before is not None:
+            _starters.remove(self.before)
         return False
 
 
@@ -212,6 +218,9 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
             grads = buffers.pop(node, None)
             result = None
             if grads is not None:
+                if _starters:
+                    for fn in list(_starters):
+                        fn(node)
                 if type(node) is AccumulateGrad:
                     _run_leaf(node, grads[0], create_graph, captured, leaf_targets, accumulate)
                 else:
