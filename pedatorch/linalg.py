@@ -11,6 +11,16 @@ are PyTorch's (``FunctionsManual.cpp``), written with Tensor ops, so that
     cholesky A = L L^H                               gA = L^-H Phi(L^H gL) L^-1  (symmetrised)
     eigh     A = V diag(w) V^H                       gA = V (diag(gw) + skew(V^H gV) / (w_j - w_i)) V^H
     svd      A = U diag(s) V^H                       (see LinalgSvd.backward)
+    solve_triangular  X = A^-1 B                     gB = A^-H g,   gA = -gB X^H kept to A's triangle
+    lu       A = P L U                               gA = P L^-H [tril(L^H gL, -1) + triu(gU U^H)] U^-H
+    matrix_exp  E = exp(A)                           gA = exp([[A^H, g], [0, A^H]]) top-right block
+    eig      A = V diag(L) V^-1                      gA = V^-H [diag(gL) + (V^H gV ...) / conj(L_j - L_i)] V^H
+
+The kernels numpy lacks are written out here: triangular solves by substitution, LU by Gaussian
+elimination with partial pivoting (LAPACK getrf's pivots, so P, L and U are PyTorch's), the matrix
+exponential by scaling and squaring a Pade approximant.  ``lu_solve``, ``cond``, ``vander``,
+``tensorinv``, ``tensorsolve`` and ``householder_product`` are compositions of differentiable ops (their
+``grad_fn`` is their last op's, not PyTorch's single node).
 
 The formulas assume what PyTorch's do: distinct eigen/singular values, full
 rank, well-conditioned input.  Norms compose ``vector_norm`` (one kernel) with
@@ -1079,3 +1089,548 @@ def norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
     else:
         r = vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype)
     return r if out is None else write_out(out, r)
+
+
+# ====================================================================== triangular solves
+
+def _substitute(xp, A, B, upper, unitriangular):
+    """X with A X = B for triangular A: back substitution (upper) or forward substitution (lower), one row
+    of X per step, vectorised over the batch and B's columns.  A zero on A's diagonal gives inf/nan, as LAPACK's
+    trsm does (no error)."""
+    n = A.shape[-1]
+    batch = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+    A = xp.broadcast_to(A, batch + A.shape[-2:])
+    X = xp.array(xp.broadcast_to(B, batch + B.shape[-2:]), dtype=np.result_type(A.dtype, B.dtype), copy=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in (range(n - 1, -1, -1) if upper else range(n)):
+            done = slice(i + 1, n) if upper else slice(0, i)    # the rows of X already known
+            X[..., i, :] -= (A[..., i, done, None] * X[..., done, :]).sum(-2)
+            if not unitriangular:
+                X[..., i, :] /= A[..., i, i, None]
+    return X
+
+
+class LinalgSolveTriangular(ArrayFunction):
+    """X = A^-1 B (left) or B A^-1 (right), A triangular;   gB = A^-H g (resp. g A^-H),
+    gA = -gB X^H (resp. -X^H gB), kept to A's triangle (without the diagonal when it is taken as ones)"""
+    node_name = "LinalgSolveTriangularBackward0"
+
+    @staticmethod
+    def forward(ctx, A, B, upper, left, unitriangular):
+        ctx.upper, ctx.left, ctx.unitriangular = upper, left, unitriangular
+        xp = namespace(A, B)
+        if left:
+            X = _substitute(xp, A, B, upper, unitriangular)
+        else:   # X A = B  <=>  A^T X^T = B^T
+            X = xp.swapaxes(_substitute(xp, xp.swapaxes(A, -1, -2), xp.swapaxes(B, -1, -2), not upper,
+                                        unitriangular), -1, -2)
+        X = xp.ascontiguousarray(X)
+        ctx.save_for_backward(A, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, g):
+        A, X = ctx.saved_tensors
+        upper, left, unit = ctx.upper, ctx.left, ctx.unitriangular
+        gB = solve_triangular(_mH(A), g, upper=not upper, left=left, unitriangular=unit)
+        gA = None
+        if ctx.needs_input_grad[0]:
+            gA = -_matmul(gB, _mH(X)) if left else -_matmul(_mH(X), gB)
+            k = 1 if unit else 0
+            gA = gA.triu(k) if upper else gA.tril(-k)
+        return gA, (gB if ctx.needs_input_grad[1] else None), None, None, None
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """X with A X = B (``left=False``: X A = B) for a triangular A: only A's triangle named by ``upper`` is
+    read (and not its diagonal when ``unitriangular``)."""
+    fn = "linalg.solve_triangular"
+    if B._data.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
+    _check_square(A, fn)
+    n = A._data.shape[-1]
+    Bs = B._data.shape
+    if (Bs[-2] if left else Bs[-1]) != n:
+        raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} "
+                           f"({n}x{n} and {Bs[-2]}x{Bs[-1]})")
+    if not is_inexact_np(A._data.dtype):
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_type_word(A._data.dtype)}'")
+    _check_low_precision(A, fn, "triangular_solve_cpu")
+    if B._data.dtype != A._data.dtype:   # (PyTorch computes in A's dtype, whatever B's)
+        B = B.to(A.dtype)
+    X = LinalgSolveTriangular.apply(A, B, upper, left, unitriangular)
+    return X if out is None else write_out(out, X)
+
+
+# ====================================================================== LU
+
+linalg_lu = _rt("linalg_lu", ["P", "L", "U"])
+linalg_lu_factor = _rt("linalg_lu_factor", ["LU", "pivots"])
+linalg_lu_factor_ex = _rt("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+lu_unpack_result = _rt("lu_unpack", ["P", "L", "U"])
+
+
+def _getrf(A):
+    """LAPACK getrf: Gaussian elimination with partial pivoting, in A's dtype, vectorised over the batch (the
+    loop is over the min(m, n) columns).  Returns (LU, pivots, info): L's multipliers below the diagonal and U
+    on and above it in one matrix; pivots[j] = the (1-based) row swapped with row j + 1 at step j; info = 1 + the
+    column of the first zero pivot (0: none)."""
+    xp = namespace(A)
+    a = xp.array(A, copy=True).reshape((-1,) + A.shape[-2:])
+    b, m, n = a.shape
+    k = min(m, n)
+    pivots = xp.zeros((b, k), dtype=np.int32)
+    info = xp.zeros(b, dtype=np.int32)
+    rows = xp.arange(b)
+    for j in range(k):
+        col = a[:, j:, j]
+        size = xp.abs(col.real) + xp.abs(col.imag) if col.dtype.kind == "c" else xp.abs(col)  # (LAPACK's i?amax)
+        piv = j + xp.argmax(size, axis=1)                  # the first largest entry
+        pivots[:, j] = piv + 1
+        a[rows, j], a[rows, piv] = a[rows, piv].copy(), a[rows, j].copy()
+        p = a[:, j, j]
+        zero = p == 0
+        info[zero & (info == 0)] = j + 1
+        f = a[:, j + 1:, j] / xp.where(zero, 1, p)[:, None]   # (a zero pivot's column is all zeros: left as is)
+        a[:, j + 1:, j] = f
+        a[:, j + 1:, j + 1:] -= f[:, :, None] * a[:, j:j + 1, j + 1:]
+    return a.reshape(A.shape), pivots.reshape(A.shape[:-2] + (k,)), info.reshape(A.shape[:-2])
+
+
+def _permutation(xp, pivots, m, dtype):
+    """P (m x m) with A = P L U, from getrf's row swaps."""
+    batch = pivots.shape[:-1]
+    perm = xp.broadcast_to(xp.arange(m), batch + (m,)).reshape(-1, m).copy()
+    piv = pivots.reshape(-1, pivots.shape[-1]).astype(np.int64) - 1
+    rows = xp.arange(perm.shape[0])
+    for j in range(piv.shape[-1]):   # replay the swaps: perm[i] = which row of A is row i of P^T A
+        pj = piv[:, j]
+        perm[rows, j], perm[rows, pj] = perm[rows, pj].copy(), perm[rows, j].copy()
+    P = xp.zeros((perm.shape[0], m, m), dtype=dtype)
+    P[rows[:, None], perm, xp.arange(m)[None, :]] = 1
+    return P.reshape(batch + (m, m))
+
+
+def _unpack_lu(LU):
+    """L (unit lower, m x k) and U (upper, k x n) out of a packed LU (Tensor ops: differentiable)."""
+    m, n = LU.shape[-2], LU.shape[-1]
+    k = min(m, n)
+    L = LU.narrow(-1, 0, k).tril(-1) + _eye_rect(m, k, LU)
+    U = LU.narrow(-2, 0, k).triu()
+    return L, U
+
+
+def _eye_rect(m, k, like):
+    return Tensor._make(namespace(like._data).eye(m, k, dtype=like._data.dtype))
+
+
+def _lu_backward(gL, gU, P, L, U):
+    """gA from gL and gU for A = P L U (PyTorch's linalg_lu_backward; m x n with k = min(m, n))."""
+    m, n = L.shape[-2], U.shape[-1]
+    k = min(m, n)
+    if m == n:   # gA = P L^-H [tril(L^H gL, -1) + triu(gU U^H)] U^-H
+        phi = None
+        if gL is not None:
+            phi = _matmul(_mH(L), gL).tril(-1)
+        if gU is not None:
+            t = _matmul(gU, _mH(U)).triu()
+            phi = t if phi is None else phi + t
+        gA = solve_triangular(_mH(U), phi, upper=False, left=False)
+        gA = solve_triangular(_mH(L), gA, upper=True, unitriangular=True)
+    elif m < n:  # wide: U = [U1 U2] with U1 square
+        U1 = U.narrow(-1, 0, k)
+        phi = _matmul(_mH(L), gL) if gL is not None else None
+        if gU is not None:
+            t = _matmul(gU.triu(), _mH(U))
+            phi = -t if phi is None else phi - t
+        gA = solve_triangular(_mH(U1), phi.tril(-1), upper=False, left=False)
+        if gU is not None:
+            from .ops.join import cat
+            gA = cat([gA + gU.narrow(-1, 0, k).triu(), gU.narrow(-1, k, n - k)], -1)
+        gA = solve_triangular(_mH(L), gA, upper=True, unitriangular=True)
+        if gU is None:
+            from .ops.join import cat
+            from .ops.creation import zeros_like
+            gA = cat([gA, zeros_like(U.narrow(-1, k, n - k))], -1)
+    else:        # tall: L = [L1; L2] with L1 square
+        from .ops.join import cat
+        L1 = L.narrow(-2, 0, k)
+        if gL is not None:   # (L1's diagonal and upper triangle are constants: what arrives there counts for nothing)
+            gL = cat([gL.narrow(-2, 0, k).tril(-1), gL.narrow(-2, k, m - k)], -2)
+        phi = _matmul(gU, _mH(U)) if gU is not None else None
+        if gL is not None:
+            t = _matmul(_mH(L), gL)
+            phi = -t if phi is None else phi - t
+        gA = solve_triangular(_mH(L1), phi.triu(), upper=True, unitriangular=True)
+        if gL is not None:
+            from .ops.join import cat
+            gA = cat([gA + gL.narrow(-2, 0, k).tril(-1), gL.narrow(-2, k, m - k)], -2)
+        gA = solve_triangular(_mH(U), gA, upper=False, left=False)
+        if gL is None:
+            from .ops.join import cat
+            from .ops.creation import zeros_like
+            gA = cat([gA, zeros_like(L.narrow(-2, k, m - k))], -2)
+    return _matmul(P, gA) if P is not None else gA
+
+
+class LinalgLu(ArrayFunction):
+    """A = P L U;   gA = P L^-H [tril(L^H gL, -1) + triu(gU U^H)] U^-H (square; see _lu_backward for m != n)"""
+    node_name = "LinalgLuBackward0"
+
+    @staticmethod
+    def forward(ctx, A, pivot):
+        ctx.set_materialize_grads(False)
+        xp = namespace(A)
+        LU, pivots, _ = _getrf(A)
+        m, n = A.shape[-2:]
+        k = min(m, n)
+        L = xp.tril(LU[..., :, :k], -1) + xp.eye(m, k, dtype=A.dtype)
+        U = xp.ascontiguousarray(xp.triu(LU[..., :k, :]))
+        P = _permutation(xp, pivots, m, A.dtype)
+        ctx.save_for_backward(P, L, U)
+        ctx.mark_non_differentiable(P)
+        return P, L, U
+
+    @staticmethod
+    def backward(ctx, gP, gL, gU):
+        if gL is None and gU is None:
+            return None, None
+        P, L, U = ctx.saved_tensors
+        return _lu_backward(gL, gU, P, L, U), None
+
+
+class LinalgLuFactorEx(ArrayFunction):
+    """LU (L's multipliers and U packed in one matrix) and pivots;   the gradient as linalg.lu's, of the
+    two triangles"""
+    node_name = "LinalgLuFactorExBackward0"
+
+    @staticmethod
+    def forward(ctx, A, pivot):
+        ctx.set_materialize_grads(False)
+        LU, pivots, info = _getrf(A)
+        ctx.save_for_backward(LU, pivots)
+        ctx.mark_non_differentiable(pivots, info)
+        return LU, pivots, info
+
+    @staticmethod
+    def backward(ctx, gLU, g_pivots=None, g_info=None):
+        if gLU is None:
+            return None, None
+        LU, pivots = ctx.saved_tensors
+        m, n = LU.shape[-2], LU.shape[-1]
+        k = min(m, n)
+        L, U = _unpack_lu(LU.detach())
+        P = Tensor._make(_permutation(namespace(LU._data), pivots._data, m, LU._data.dtype))
+        return _lu_backward(gLU.narrow(-1, 0, k).tril(-1), gLU.narrow(-2, 0, k).triu(), P, L, U), None
+
+
+def _check_lu(A, fn, pivot=True):
+    if A._data.ndim < 2:
+        raise RuntimeError(f"{fn}: Expected tensor with 2 or more dimensions. Got size: "
+                           f"[{', '.join(map(str, A._data.shape))}] instead")
+    if not pivot:
+        raise RuntimeError(f"{fn}: LU without pivoting is not implemented on the CPU")
+    _check_float(A, fn)
+    _check_low_precision(A, fn, "lu_cpu")
+
+
+def lu(A, *, pivot=True, out=None):
+    """A = P L U with P a permutation, L unit lower triangular (m x k), U upper triangular (k x n)."""
+    _check_lu(A, "linalg.lu", pivot)
+    r = linalg_lu(*LinalgLu.apply(A, pivot))
+    return r if out is None else write_out(out, r)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    _check_lu(A, "torch.linalg.lu_factor_ex", pivot)
+    LU, pivots, info = LinalgLuFactorEx.apply(A, pivot)
+    if check_errors:
+        _raise_lu(info, "torch.linalg.lu_factor_ex")
+    r = linalg_lu_factor_ex(LU, pivots, info)
+    return r if out is None else write_out(out, r)
+
+
+def _raise_lu(info, fn):
+    if info._data.any():
+        k, code = _first_failure(info._data)
+        raise RuntimeError(f"{fn}: {_batch_prefix(info.shape, k)}U[{code},{code}] is zero and using it on lu_solve "
+                           f"would result in a division by zero. If you still want to perform the factorization, "
+                           f"consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    """The LU decomposition packed as LAPACK stores it: (LU, pivots), for ``lu_solve`` and ``lu_unpack``."""
+    _check_lu(A, "torch.linalg.lu_factor", pivot)
+    LU, pivots, info = LinalgLuFactorEx.apply(A, pivot)
+    _raise_lu(info, "torch.linalg.lu_factor")
+    r = linalg_lu_factor(LU, pivots)
+    return r if out is None else write_out(out, r)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """(P, L, U) out of ``lu_factor``'s packed form (L and U differentiable with respect to LU_data)."""
+    from .ops.creation import empty
+    m = LU_data.shape[-2]
+    xp = namespace(LU_data._data)
+    P = Tensor._make(_permutation(xp, LU_pivots._data, m, LU_data._data.dtype)) if unpack_pivots else \
+        empty(0, dtype=LU_data.dtype, device=LU_data.device)
+    if unpack_data:
+        L, U = _unpack_lu(LU_data)
+    else:
+        L = empty(0, dtype=LU_data.dtype, device=LU_data.device)
+        U = empty(0, dtype=LU_data.dtype, device=LU_data.device)
+    r = lu_unpack_result(P, L, U)
+    return r if out is None else write_out(out, r)
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """X with A X = B (``left=False``: X A = B; ``adjoint``: A^H instead of A) from A's ``lu_factor``:
+    two triangular solves and the row permutation, composed of differentiable ops."""
+    P, L, U = lu_unpack(LU, pivots)
+    if left and not adjoint:     # X = U^-1 L^-1 P^T B
+        X = solve_triangular(U, solve_triangular(L, _matmul(P.mT, B), upper=False, unitriangular=True), upper=True)
+    elif left:                   # A^H X = B:  X = P L^-H U^-H B
+        X = _matmul(P, solve_triangular(_mH(L), solve_triangular(_mH(U), B, upper=False), upper=True,
+                                        unitriangular=True))
+    elif not adjoint:            # X A = B:  X = B U^-1 L^-1 P^T
+        X = _matmul(solve_triangular(L, solve_triangular(U, B, upper=True, left=False), upper=False, left=False,
+                                     unitriangular=True), P.mT)
+    else:                        # X A^H = B:  X = B P L^-H U^-H
+        X = solve_triangular(_mH(U), solve_triangular(_mH(L), _matmul(B, P), upper=True, left=False,
+                                                      unitriangular=True), upper=False, left=False)
+    return X if out is None else write_out(out, X)
+
+
+# ====================================================================== matrix exponential
+
+def _expm(xp, A):
+    """exp(A) by scaling and squaring with a [13/13] Pade approximant (Higham 2005), computed in double
+    precision and rounded once to A's dtype."""
+    work = np.result_type(A.dtype, np.float64)
+    if A.size == 0:
+        return xp.ascontiguousarray(A.copy())   # (exp of a 0 x 0 matrix, or of no matrices)
+    a = A.astype(work).reshape((-1,) + A.shape[-2:])
+    n = a.shape[-1]
+    b = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000.,
+         10559470521600., 670442572800., 33522128640., 1323241920., 40840800., 960960., 16380., 182., 1.)
+    norm1 = xp.abs(a).sum(-2).max(-1)
+    with np.errstate(divide="ignore"):
+        s = xp.maximum(0, xp.ceil(xp.log2(norm1 / 5.371920351148152))).astype(np.int64)
+    s = xp.where(xp.isfinite(norm1), s, 0)
+    a = a / (2.0 ** s)[:, None, None]
+    eye = xp.eye(n, dtype=work)
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * eye)
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye
+    with np.errstate(all="ignore"):
+        r = xp.linalg.solve(v - u, v + u)
+        for i in range(int(s.max())):   # square back up, each matrix its own number of times
+            r = xp.where((i < s)[:, None, None], r @ r, r)
+    return xp.ascontiguousarray(r.reshape(A.shape).astype(A.dtype))
+
+
+class LinalgMatrixExp(ArrayFunction):
+    """E = exp(A);   gA = the top-right block of exp([[A^H, g], [0, A^H]]) (a matrix_exp of twice the size)"""
+    node_name = "LinalgMatrixExpBackward0"
+
+    @staticmethod
+    def forward(ctx, A):
+        ctx.save_for_backward(A)
+        return _expm(namespace(A), A)
+
+    @staticmethod
+    def backward(ctx, g):
+        A, = ctx.saved_tensors
+        from .ops.join import cat
+        from .ops.creation import zeros_like
+        n = A.shape[-1]
+        Ah = _mH(A)
+        block = cat([cat([Ah, g], -1), cat([zeros_like(A), Ah], -1)], -2)
+        return matrix_exp(block).narrow(-2, 0, n).narrow(-1, n, n)
+
+
+def matrix_exp(A):
+    """The matrix exponential sum_k A^k / k!."""
+    _check_square(A, "linalg.matrix_exp")
+    _check_float(A, "linalg.matrix_exp")
+    _check_low_precision(A, "linalg.matrix_exp", "linalg_matrix_exp_cpu")
+    return LinalgMatrixExp.apply(A)
+
+
+# ====================================================================== eig
+
+linalg_eig = _rt("linalg_eig", ["eigenvalues", "eigenvectors"])
+
+
+def _complex_of(npdt):
+    return np.result_type(npdt, np.complex64)
+
+
+class LinalgEig(ArrayFunction):
+    """A = V diag(L) V^-1 (complex);   gA = V^-H [diag(gL) + (V^H gV - V^H V Re diag(V^H gV)) / conj(E)] V^H,
+    E_ij = L_j - L_i (the real part of that for a real A)"""
+    node_name = "LinalgEigBackward0"
+
+    @staticmethod
+    def forward(ctx, A):
+        ctx.set_materialize_grads(False)
+        xp = namespace(A)
+        with linalg_errors(A):
+            w, V = xp.linalg.eig(A)
+        ct = _complex_of(A.dtype)
+        w, V = xp.ascontiguousarray(w.astype(ct)), xp.ascontiguousarray(V.astype(ct))
+        ctx.real_input = A.dtype.kind != "c"
+        ctx.save_for_backward(w, V)
+        return w, V
+
+    @staticmethod
+    def backward(ctx, gL, gV):
+        if gL is None and gV is None:
+            return None
+        L, V = ctx.saved_tensors
+        n = L.shape[-1]
+        xp = namespace(V._data)
+        eye = Tensor._make(xp.eye(n, dtype=V._data.dtype))
+        Vh = _mH(V)
+        if gV is not None:
+            VhgV = _matmul(Vh, gV)
+            diag = VhgV.diagonal(0, -2, -1)
+            if bool(xp.any(xp.abs(diag.imag._data) > 1e-2 * (1 + xp.abs(diag._data)))):  # (a device read)
+                raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+                                   "multiplication by e^{i phi}. The specified loss function depends on this quantity, "
+                                   "so it is ill-defined.")
+            VhgV = VhgV - _matmul(Vh, V * diag.real.unsqueeze(-2))
+            Lc = L.conj()
+            E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + eye       # (1 on the diagonal: no division there)
+            M = (VhgV / E) * (1 - eye)
+            if gL is not None:
+                M = M + gL.unsqueeze(-1) * eye
+        else:
+            M = gL.unsqueeze(-1) * eye
+        gA = solve(Vh, _matmul(M, Vh))
+        return gA.real if ctx.real_input else gA
+
+
+def _check_eig(A, fn):
+    _check_square(A, fn)
+    _check_float(A, fn)
+    _check_low_precision(A, fn, "linalg_eig_out_cpu")
+    if A._data.size and not bool(namespace(A._data).isfinite(A._data).all()):
+        raise RuntimeError(f"{fn}: input tensor should not contain infs or NaNs.")
+
+
+def eig(A, *, out=None):
+    """Eigenvalues and (unit-norm) eigenvectors of a general square matrix, complex (LAPACK geev, as PyTorch)."""
+    _check_eig(A, "torch.linalg.eig")
+    r = linalg_eig(*LinalgEig.apply(A))
+    return r if out is None else write_out(out, r)
+
+
+def eigvals(A, *, out=None):
+    _check_eig(A, "torch.linalg.eigvals")
+    w = LinalgEig.apply(A)[0]
+    return w if out is None else write_out(out, w)
+
+
+# ====================================================================== composites
+
+def cond(A, p=None, *, out=None):
+    """The condition number ||A|| ||A^-1||: for p in (None, 2, -2) the ratio of the extreme singular values."""
+    if p in (None, 2, -2):
+        _check_matrix(A, "linalg.cond")
+        s = svdvals(A)
+        first, last = s.narrow(-1, 0, 1), s.narrow(-1, s.shape[-1] - 1, 1)
+        r = (first / last if p != -2 else last / first).squeeze(-1)
+    else:
+        _check_square(A, f"linalg.cond(ord={p})")
+        inverse, info = inv_ex(A)
+        r = matrix_norm(A, p) * matrix_norm(inverse, p)
+        singular = info._data != 0
+        if singular.any():   # PyTorch: an infinite condition number for a singular matrix
+            r = r.masked_fill(Tensor._make(singular), float("inf"))
+    return r if out is None else write_out(out, r)
+
+
+def vander(x, *, N=None):
+    """Columns 1, x, x^2, ..., x^(N-1) (increasing powers), as cumulative products."""
+    from .ops.join import cat
+    from .ops.reduction import cumprod
+    shape = list(x.shape)
+    n = N if N is not None else (shape[-1] if shape else 0)
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = cumprod(x.unsqueeze(-1).expand(*shape, n - 1), -1)
+    return cat([powers.new_ones(*shape, 1), powers], -1)
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """The inverse of A for ``tensordot(A, X, ind)``: A reshaped to a square matrix, inverted, reshaped back."""
+    if not (isinstance(ind, numbers.Integral) and ind > 0):
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    shape = tuple(A.shape)
+    rows, cols = math.prod(shape[:ind]), math.prod(shape[ind:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    r = inv(A.reshape(rows, cols)).reshape(*shape[ind:], *shape[:ind])
+    return r if out is None else write_out(out, r)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """X with tensordot(A, X, X.ndim) = B: A reshaped to a square matrix, ``solve``, reshaped back."""
+    if dims is not None:
+        dims = [d % A.ndim for d in dims]
+        A = A.permute(*[d for d in range(A.ndim) if d not in dims], *dims)
+    shape = tuple(A.shape)
+    result_shape = shape[B.ndim:]
+    rows, cols = math.prod(shape[:B.ndim]), math.prod(result_shape)
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {cols} != {rows}")
+    r = solve(A.reshape(rows, cols), B.reshape(rows)).reshape(*result_shape)
+    return r if out is None else write_out(out, r)
+
+
+def householder_product(A, tau, *, out=None):
+    """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^H with v_i = (0, ..., 0, 1, A[i+1:, i])
+    (the Q of a QR decomposition from geqrf's packed reflectors), as differentiable matrix products."""
+    fn = "torch.linalg.householder_product"
+    if A._data.ndim < 2:
+        raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    m, n = A.shape[-2], A.shape[-1]
+    if m < n:
+        raise RuntimeError(f"{fn}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if tau.shape[-1] > n:
+        raise RuntimeError(f"{fn}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if A._data.dtype != tau._data.dtype:
+        raise RuntimeError(f"{fn}: tau dtype {_type_word(tau._data.dtype)} does not match input dtype "
+                           f"{_type_word(A._data.dtype)}")
+    below = A.tril(-1) + _eye_rect(m, n, A)   # the reflectors' vectors as columns, with their leading 1
+    Q = _eye_rect(m, n, A).expand(*A.shape[:-2], m, n)
+    for i in range(tau.shape[-1] - 1, -1, -1):   # Q = H_i Q, the last reflector first
+        v = below.narrow(-1, i, 1)
+        t = tau.narrow(-1, i, 1).unsqueeze(-1)
+        Q = Q - _matmul(v * t, _matmul(_mH(v), Q))
+    return Q if out is None else write_out(out, Q)
+
+
+__all__ += ["solve_triangular", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp", "eig", "eigvals",
+            "cond", "vander", "tensorinv", "tensorsolve", "householder_product"]
+
+
+class Geqrf(ArrayFunction):
+    """QR in LAPACK's packed form: R on and above the diagonal, the Householder vectors below it, and tau
+    (numpy's ``qr(mode="raw")``).  No derivative, as in PyTorch."""
+    node_name = "GeqrfBackward0"
+
+    @staticmethod
+    def forward(ctx, A):
+        xp = namespace(A)
+        h, tau = xp.linalg.qr(A, mode="raw")    # (h is the packed matrix transposed: LAPACK's column order)
+        return xp.ascontiguousarray(xp.swapaxes(h, -1, -2)), xp.ascontiguousarray(tau)
+
+    @staticmethod
+    def backward(ctx, ga, gtau):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")

@@ -7,7 +7,8 @@ from .. import linalg as L
 from ._util import register
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "svd", "qr", "cholesky",
-           "cholesky_solve", "cholesky_inverse"]
+           "cholesky_solve", "cholesky_inverse", "matrix_exp", "lu", "lu_solve", "lu_unpack", "triangular_solve",
+           "geqrf", "orgqr", "ormqr"]
 
 
 def det(input):
@@ -79,6 +80,71 @@ def cholesky_inverse(L_, upper=False, *, out=None):
     return L.inv(Lf @ Lf.mH)
 
 
+def matrix_exp(A):
+    return L.matrix_exp(A)
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    """(LU, pivots[, infos]): ``linalg.lu_factor_ex`` under its older name."""
+    LU, pivots, infos = L.lu_factor_ex(A, pivot=pivot)
+    return (LU, pivots, infos) if get_infos else (LU, pivots)
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    return L.lu_solve(LU_data, LU_pivots, b, out=out)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    return L.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots, out=out)
+
+
+_warned = set()
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """(solution, cloned_coefficient) of A X = b (A^T X = b with ``transpose``): the older linalg.solve_triangular."""
+    if "triangular_solve" not in _warned:   # (once per process, as PyTorch's TORCH_WARN_ONCE)
+        _warned.add("triangular_solve")
+        import warnings
+        warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be "
+                      "removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments "
+                      "reversed and does not return a copy of one of the inputs.\nX = torch.triangular_solve(B, "
+                      "A).solution\nshould be replaced with\nX = torch.linalg.solve_triangular(A, B).", UserWarning,
+                      stacklevel=2)
+    M = A.mT if transpose else A
+    X = L.solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
+    from .sorting import return_types, _return_type
+    cls = getattr(return_types, "triangular_solve", None) or _return_type("triangular_solve",
+                                                                          ("solution", "cloned_coefficient"))
+    return cls((X, A.clone()))
+
+
+def geqrf(input, *, out=None):
+    from .sorting import return_types, _return_type
+    cls = getattr(return_types, "geqrf", None) or _return_type("geqrf", ("a", "tau"))
+    return cls(L.Geqrf.apply(input))
+
+
+def orgqr(input, tau):
+    return L.householder_product(input, tau)
+
+
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """Q @ other (``left``; other @ Q otherwise), Q^H with ``transpose``: Q the full m x m product of the
+    Householder reflectors in geqrf's packed ``input``."""
+    from .creation import zeros
+    from .join import cat
+    m, n = input.shape[-2], input.shape[-1]
+    square = input if m == n else cat([input, zeros(*input.shape[:-1], m - n, dtype=input.dtype)], -1) if m > n \
+        else input.narrow(-1, 0, m)
+    Q = L.householder_product(square, tau)
+    if transpose:
+        Q = Q.mH
+    return Q @ other if left else other @ Q
+
+
 register({"det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse, "pinverse": pinverse,
           "matrix_power": matrix_power, "svd": svd, "qr": qr, "cholesky": cholesky,
-          "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse})
+          "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "matrix_exp": matrix_exp,
+          "lu": lu, "lu_solve": lu_solve, "triangular_solve": triangular_solve, "geqrf": geqrf, "orgqr": orgqr,
+          "ormqr": ormqr})
