@@ -8,8 +8,8 @@ from .. import functional as F, init
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "LazyConv1d", "LazyConv2d",
-           "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d",
+           "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
 def _ntuple(n):
@@ -191,6 +191,15 @@ class ConvTranspose2d(_ConvTransposeNd):
                                   self.dilation)
 
 
+class ConvTranspose3d(_ConvTransposeNd):
+    _n = 3
+
+    def forward(self, input, output_size=None):
+        op = self._output_padding(input, output_size)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                  self.dilation)
+
+
 # ---------------------------------------------------------------------------- lazy convolutions
 class _LazyConvXdMixin(LazyModuleMixin):
     """``in_channels`` from the first input: dim 1 of a batch, dim 0 of an unbatched input."""
@@ -263,3 +272,7 @@ class LazyConvTranspose1d(_LazyConvTransposeNd, ConvTranspose1d):
 
 class LazyConvTranspose2d(_LazyConvTransposeNd, ConvTranspose2d):
     cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTransposeNd, ConvTranspose3d):
+    cls_to_become = ConvTranspose3d
