@@ -480,6 +480,18 @@ class Tensor:
     def storage(self):
         return self.untyped_storage()
 
+    def dim_order(self, *, ambiguity_check=False):
+        """The dims from the outermost in memory to the innermost: (0, 1, ..., n-1) for a contiguous tensor,
+        (0, 2, 3, 1) for channels_last (dims of equal stride keep their order)."""
+        strides = self._data.strides
+        return tuple(sorted(range(len(strides)), key=lambda d: -strides[d]))
+
+    def is_set_to(self, tensor):
+        """Do both tensors look at the same memory in the same way (storage, offset, sizes, strides)?"""
+        a, b = self._data, tensor._data
+        return (storage_root(a) is storage_root(b) and address(a) == address(b) and a.shape == b.shape
+                and a.strides == b.strides)
+
     def is_contiguous(self, memory_format=contiguous_format):
         """True when the elements lie in row-major order with no gaps (size-1 dims don't count);
         ``channels_last``: in N, H, W, C order instead."""

@@ -620,8 +620,32 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
     return full(size, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
+def new(self, *args, device=None):
+    """The legacy constructor, in ``self``'s dtype (and device): ``t.new(2, 3)`` and ``t.new(torch.Size(...))``
+    give uninitialised tensors of that size, ``t.new([1, 2])`` (a list or tuple) a copy of the data, ``t.new(other)``
+    an alias of other (of the same dtype), ``t.new()`` an empty one."""
+    dev = device if device is not None else self.device
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if other._data.dtype != self._data.dtype:
+            raise TypeError(f"expected {_options_word(self)} (got {_options_word(other)})")
+        return other.detach()   # (the same memory)
+    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], Size):
+        return tensor(args[0], dtype=self.dtype, device=dev)
+    if len(args) == 1 and isinstance(args[0], Size):
+        args = tuple(args[0])
+    return empty(*args, dtype=self.dtype, device=dev) if args else empty(0, dtype=self.dtype, device=dev)
+
+
+def _options_word(t):
+    from .indexing import _C10_NAMES   # (C++'s names of the dtypes, as PyTorch's messages print them)
+    name = _C10_NAMES.get(t._data.dtype.name, t._data.dtype.name)
+    return (f"TensorOptions(dtype={name}, device={t.device}, layout=Strided, requires_grad=false "
+            f"(default), pinned_memory=false (default), memory_format=(nullopt))")
+
+
 register({"new_tensor": new_tensor, "new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty,
-          "new_full": new_full})
+          "new_full": new_full, "new": new})
 
 
 def zero_grad(grad):

@@ -47,9 +47,9 @@ from ..backend import namespace, is_array, astype, CPU_ARRAY, CPU_BACKEND, ufunc
 # tensor's device once (``_on``, ``_advanced_key``)
 _host = CPU_BACKEND.xp
 
-__all__ = ["index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
+__all__ = ["index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "index_reduce", "index_add", "index_copy",
            "index_fill", "index_put", "index_put_", "masked_fill", "masked_select", "masked_scatter", "take",
-           "take_along_dim", "put", "nonzero", "argwhere"]
+           "take_along_dim", "put", "nonzero", "nonzero_static", "argwhere"]
 
 
 def _inplace(cls):
@@ -1218,6 +1218,56 @@ def _scatter_reduce(input, dim, index, src, reduce, include_self, inplace):
                                                                bool(include_self))
 
 
+class IndexReduce(ScatterReduce):
+    """out = x with the slices of source reduced (prod/mean/amax/amin) into the slices at index along dim: a
+    scatter_reduce whose index is ``index`` along dim, the same for every position of the other dims"""
+    node_name = "IndexReduceBackward0"
+
+
+IndexReduce_ = _inplace(IndexReduce)
+
+
+def _index_reduce(input, dim, index, source, reduce, include_self, inplace):
+    if inplace:
+        check_inplace(input)
+    name = "index_reduce_()"
+    d = wrap_dim(dim, input._data.ndim)
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    idx = _array_of(index, input._data)
+    if idx.dtype.kind not in "iu" or idx.dtype.itemsize not in (4, 8):
+        raise RuntimeError(f"{name}: Expected dtype int32/int64 for index but got: {_type_word(idx.dtype)}")
+    if idx.ndim > 1:
+        raise IndexError(f"{name}: Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
+                         f"{_type_word(idx.dtype)} and size: {list(idx.shape)}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"{name}: self ({_type_word(input._data.dtype)}) and source "
+                           f"({_type_word(source._data.dtype)}) must have the same scalar type")
+    xs, ss = _nd(input._data).shape, _nd(source._data).shape
+    if len(xs) != len(ss) or any(a != b for i, (a, b) in enumerate(zip(xs, ss)) if i != d):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    if idx.size and bool(((idx < 0) | (idx >= (xs[d] if xs else 1))).any()):
+        raise IndexError("index out of range in self")
+    warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
+    # the index of every element of source: ``index`` along dim, broadcast over the other dims
+    xp = namespace(idx)
+    along = [1] * len(ss)
+    if ss:
+        along[d] = ss[d]
+    full = xp.broadcast_to(idx.astype(np.int64).reshape(along), ss)
+    return (IndexReduce_ if inplace else IndexReduce).apply(input, d, xp.ascontiguousarray(full), source, reduce,
+                                                            bool(include_self))
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    return write_out(out, _index_reduce(input, dim, index, source, reduce, include_self, False))
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    return _index_reduce(self, dim, index, source, reduce, include_self, True)
+
+
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     return write_out(out, _scatter_reduce(input, dim, index, src, reduce, include_self, False))
 
@@ -1512,6 +1562,18 @@ def argwhere(input):
     return nonzero(input)
 
 
+def nonzero_static(input, *, size, fill_value=-1, out=None):
+    """nonzero with a fixed number of rows (``size``): cut to it, or filled up with ``fill_value`` rows."""
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = nonzero(input)._data
+    xp = namespace(found)
+    result = xp.full((size, found.shape[1]), fill_value, dtype=np.int64)
+    n = min(size, found.shape[0])
+    result[:n] = found[:n]
+    return write_out(out, Tensor._make(result))
+
+
 # ====================================================================== registration
 
 register({
@@ -1519,6 +1581,7 @@ register({
     "index_select": index_select, "gather": gather, "scatter": scatter, "scatter_": scatter_,
     "scatter_add": scatter_add, "scatter_add_": scatter_add_, "scatter_reduce": scatter_reduce,
     "scatter_reduce_": scatter_reduce_, "index_add": index_add, "index_add_": index_add_,
+    "index_reduce": index_reduce, "index_reduce_": index_reduce_, "nonzero_static": nonzero_static,
     "index_copy": index_copy, "index_copy_": index_copy_, "index_fill": index_fill, "index_fill_": index_fill_,
     "index_put": _index_put_method, "index_put_": _index_put__method, "masked_fill": masked_fill,
     "masked_fill_": masked_fill_, "masked_select": masked_select, "masked_scatter": masked_scatter,

@@ -1178,6 +1178,33 @@ __all__ += ["select_scatter", "slice_scatter", "diagonal_scatter", "as_strided_s
             "unsafe_chunk", "split_with_sizes"]
 
 
+def _as_subclass(self, cls):
+    """An alias of the tensor (same memory, still in the graph) whose class is ``cls``, a subclass of Tensor."""
+    out = Alias.apply(self, (Ellipsis,))
+    out.__class__ = cls
+    return out
+
+
+def _set_(self, source=None):
+    """Make the tensor look at ``source``'s memory, as ``source`` does (with no argument: at nothing, 0 elements)."""
+    from ..autograd.function import check_inplace
+    check_inplace(self)
+    self._data = source._data if source is not None else namespace(self._data).empty(0, dtype=self._data.dtype)
+    self._bump_version()
+    return self
+
+
+def _module_load(self, other, assign=False):
+    """What ``load_state_dict`` puts in the tensor's place: ``other`` itself (``assign``) or the tensor with
+    ``other``'s values copied in."""
+    return other.detach() if assign else self.copy_(other).detach()
+
+
+def _to_dense(self, dtype=None, *, masked_grad=None):
+    """A strided tensor is dense already: itself (converted to ``dtype`` when one is given)."""
+    return self if dtype is None else self.to(dtype)
+
+
 def _share_memory_(self):
     """Move the tensor's memory (and its base's, for a view) where processes forked afterwards share it
     (see pedatorch.multiprocessing).  Other views of the same memory made before keep the old copy."""
@@ -1216,6 +1243,7 @@ register({
     "swapaxes_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1), "TransposeBackward1"),
     "swapdims_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1), "TransposeBackward1"),
     "pin_memory": lambda self, device=None: self, "is_pinned": lambda self, device=None: False,
+    "as_subclass": _as_subclass, "set_": _set_, "module_load": _module_load, "to_dense": _to_dense,
     "share_memory_": _share_memory_, "is_shared": lambda self: is_shared_between_processes(self._data),
     "is_neg": lambda self: False,
     "new_empty_strided": lambda self, size, stride, *, dtype=None, device=None, requires_grad=False,

@@ -21,7 +21,7 @@ from ..._layout import in_format, iterator_result
 from ..._tensor import Tensor
 from ...backend import namespace, CPU_ARRAY, select
 from ...autograd.function import ArrayFunction, before_checks
-from ...ops._util import _type_word, check_kernel_dtype, checked_int
+from ...ops._util import _type_word, check_kernel_dtype, checked_int, register as _register
 from ...ops.elementwise import Relu, _ip, _erf, masked_grad, where, _not_implemented_name
 from ...ops.creation import zero_grad
 from ..._dtype import is_inexact_np, to_opmath, opmath_np
@@ -1158,3 +1158,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
         y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
         return y_hard - y_soft.detach() + y_soft
     return y_soft
+
+
+# the functional activations PyTorch also offers as Tensor methods (``t.hardshrink(0.5)``, ``t.prelu(w)``)
+_register({"hardshrink": hardshrink, "prelu": prelu})
