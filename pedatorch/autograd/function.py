@@ -465,11 +465,14 @@ def _plain_one(cls, args, arr):
     return t
 
 
+INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                    "memory location. Please clone() the tensor before performing the operation.")
+
+
 def check_no_internal_overlap(dst):
     """PyTorch's refusal to write where one memory location holds several elements (an expanded tensor)."""
     if overlaps_itself(dst):
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           "single memory location. Please clone() the tensor before performing the operation.")
+        raise RuntimeError(INTERNAL_OVERLAP)
 
 
 def _write_inplace(t, arr, refuse_overlap=True):

@@ -19,9 +19,9 @@ import math
 import numpy as np
 
 from .._tensor import Tensor, DEFAULT, NO_GRAD_MODE, INFERENCE_MODE, MULTI_OUTPUT_NODE
-from ..backend import CPU_ARRAY, CPU_BACKEND, address, namespace, scatter_add, storage_root
+from ..backend import CPU_ARRAY, CPU_BACKEND, address, namespace, overlaps_itself, scatter_add, storage_root
 from .engine import zeros_like
-from .function import ArrayFunction, _edge_to, _link_inputs
+from .function import INTERNAL_OVERLAP, ArrayFunction, _edge_to, _link_inputs
 from .graph import Node, _op_name
 
 
@@ -66,6 +66,9 @@ class CopySlices(Node):
         self.fn = fn
         self.base_shape = base._data.shape
         self.positions = _view_positions(base._data, view._data)
+        # PyTorch copies the view's gradient into a view of the base's gradient shaped like ``view``: where
+        # that view overlaps itself (an expand; ``fill_``/``zero_`` may write there) the copy is refused
+        self.view_overlaps = overlaps_itself(view._data)
         edges = []
         nxt = []
         if base._requires_grad:
@@ -85,6 +88,8 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"
 
     def apply(self, grad):
+        if self.view_overlaps:
+            raise RuntimeError(INTERNAL_OVERLAP)
         view_grad = TakePositions.apply(grad, self.positions)
         res = self.fn.apply(view_grad)
         if not isinstance(res, tuple):

@@ -266,7 +266,12 @@ def writeable_alias(arr):
     if not isinstance(arr, np.ndarray) or arr.flags.writeable:
         return arr
     root = storage_root(arr)
-    if not (isinstance(root, np.ndarray) and root.flags.writeable and root.flags.c_contiguous):
+    if not (isinstance(root, np.ndarray) and root.flags.writeable):
+        return arr
+    # an owner laid out as a permuted tensor (``empty_like`` of a transposed array) is C-contiguous with its
+    # dims in stride order: the same memory, as a buffer numpy accepts
+    root = root.transpose(sorted(range(root.ndim), key=lambda d: -root.strides[d]))
+    if not root.flags.c_contiguous:
         return arr
     return np.ndarray(arr.shape, arr.dtype, buffer=root, offset=address(arr) - address(root), strides=arr.strides)
 

@@ -1322,6 +1322,21 @@ class LerpTensor(Lerp):
     node_name = "LerpBackward1"
 
 
+def _addcmul(x, t1, t2, value, dt):
+    """x + value * t1 * t2 as PyTorch's CPU kernel computes it (operands already in dtype ``dt``): for
+    floats one fused multiply-add, fma(value * t1, t2, x); float16/bfloat16 in float32, rounded once."""
+    from .creation import _fused
+    if not is_float_np(dt):   # integers (an int value truncated), complex: each operation in turn
+        value = cast(value, dt)
+        return (x + (t1 * value * t2 if value != 1 else t1 * t2)).astype(dt, copy=False)
+    acc = D.opmath_np(dt)
+    x, t1, t2 = namespace(x, t1, t2).broadcast_arrays(to_opmath(x), to_opmath(t1), to_opmath(t2))
+    if x.size == 0:
+        return x.astype(dt)
+    scaled = t1 * cast(value, acc) if value != 1 else t1
+    return _fused(scaled, t2, x, acc).astype(dt, copy=False)
+
+
 class AddCMul(ArrayFunction):
     """out = x + value * t1 * t2;  dx = grad,  dt1 = grad * value * t2,  dt2 = grad * value * t1"""
     node_name = "AddcmulBackward0"
@@ -1333,13 +1348,7 @@ class AddCMul(ArrayFunction):
         ctx.save_for_backward(needed(ctx, 2, t1), needed(ctx, 1, t2))  # (each is read for the other's gradient)
         ctx.value = value
         dt = result_np_dtype(x, t1, t2)  # all three in the result dtype first (bool * 0.5 is not float64)
-        x, t1, t2 = cast(x, dt), cast(t1, dt), cast(t2, dt)
-        if dt.itemsize == 2 and is_float_np(dt):  # float16/bfloat16: in float32, value unrounded, as PyTorch
-            x, t1, t2 = to_opmath(x), to_opmath(t1), to_opmath(t2)
-            return xp.asarray(x + value * (t1 * t2)).astype(dt)
-        value = cast(value, dt)  # (int value: truncated)
-        p = t1 * value * t2 if value != 1 else t1 * t2  # PyTorch's order: (value * t1) * t2
-        return (x + p).astype(dt, copy=False)
+        return xp.asarray(_addcmul(cast(x, dt), cast(t1, dt), cast(t2, dt), value, dt))
 
     @staticmethod
     def backward(ctx, grad):
@@ -2202,9 +2211,7 @@ def div_(self, other, *, rounding_mode=None):
 
 def addcmul_(self, tensor1, tensor2, *, value=1):
     def kernel(d, t1, t2):
-        xp = namespace(d, t1, t2)
-        p = t1 * value * t2 if value != 1 else t1 * t2  # PyTorch's order: (value * t1) * t2
-        xp.add(d, p, out=d)
+        d[...] = _addcmul(d, t1, t2, value, d.dtype)
     if _write_unrecorded(self, kernel, tensor1, tensor2):
         return self
     return _ip(AddCMul).apply(self, tensor1, tensor2, value)

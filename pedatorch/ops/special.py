@@ -616,7 +616,7 @@ def lcm(input, other, *, out=None):
 class Ldexp(ArrayFunction):
     """out = x * 2**e (in x's float dtype);  dx = grad * 2**e,  de = grad * out * ln 2"""
     node_name = "LdexpBackward0"
-    _elementwise = 2
+    # (elementwise, but forward lays its result out itself: see the mul below)
 
     @staticmethod
     def forward(ctx, x, e):
@@ -629,12 +629,17 @@ class Ldexp(ArrayFunction):
             # is truncated to 32 bits (2**32 - 1 acts as -1), and half types compute in float32
             with np.errstate(over="ignore"):
                 out = xp.ldexp(to_opmath(xs), e.astype(np.int32)).astype(dt)
+            operands = (x, e)
         else:
             # otherwise it is mul(x, pow(2, e)), and pow rounds to e's own dtype first: a bfloat16 e
             # gives a bfloat16 power even when x is float32 (an integer e's power is the default float)
             pdt = e.dtype if is_float_np(e.dtype) else es.dtype
             scale = xp.power(2.0, to_opmath(e.astype(pdt))).astype(pdt)
             out = (to_opmath(xs) * to_opmath(scale.astype(dt))).astype(dt)
+            # the product's layout follows x and the power, a new tensor laid out from e alone (a sliced
+            # e gives a contiguous power), not e's own strides
+            operands = (x, iterator_result(scale, (e,), 1))
+        out = iterator_result(out, operands, 2)
         # x's gradient reads e, e's reads the result (PyTorch saves a result always, an input only for the
         # gradient that reads it: an in-place write to what is saved is an error)
         ctx.save_for_backward(needed(ctx, 0, e), out)

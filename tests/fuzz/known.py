@@ -64,6 +64,7 @@ KNOWN = {
     'F.layer_norm|grad_value|float32': "PyTorch's layer_norm of a one-element row keeps FMA rounding residue in x_hat (x*rstd - mean*rstd), not 0",
     'tan|value|float32': "float32 tan of a large argument (|x| ~ 1e3+): SLEEF's argument reduction vs the C library's, an ulp of x is many of tan",
     'setitem|requires_grad|*': "PyTorch marks an integer tensor as requiring grad after a float value requiring grad is written into it",
+    'setitem_adv|requires_grad|*': "PyTorch marks an integer tensor as requiring grad after a float value requiring grad is written into it (a mask/index key)",
     'tensordot|grad2_value|bfloat16': 'bfloat16 rounding of the double-backward products (summation order)',
     'F.soft_margin_loss|grad2_value|bfloat16': 'bfloat16 rounding of the double-backward formula',
     'true_divide|value|bfloat16': "PyTorch's half layer_norm of a constant row returns FMA rounding noise (x*rstd), not 0",

@@ -37,7 +37,7 @@ import warnings
 
 import numpy as np
 
-from ..._dtype import opmath_np
+from ..._dtype import _type_word, can_cast_np, opmath_np, result_type_of
 from ..._layout import conv_result, in_format
 
 from ..._tensor import Tensor
@@ -254,16 +254,42 @@ def _weight_grad(x, gy, g, w_shape, cols=None, layout=None):
 
 # ====================================================================== autograd functions
 
-def _bool_kernel_name(g, transposed):
-    """The name of the ATen CPU kernel that refuses a bool convolution (1-d ones run as 2-d ones)."""
+def _has_kernel(dtype, transposed):
+    """Has ATen a CPU convolution kernel for this dtype? None for bool; the transposed ones none for the
+    integer types but int64."""
+    if dtype == np.bool_:
+        return False
+    return not (transposed and dtype.kind in "iu" and dtype != np.int64)
+
+
+def _uses_onednn(dtype, xshape, ws, groups):
+    """Does PyTorch's CPU convolution choose oneDNN (``ConvParams::use_mkldnn``)? For a float32 input
+    where it expects oneDNN to be faster than its own kernel (with more than one thread, as usual);
+    1-d convolutions run as 2-d ones with a height of 1."""
+    if dtype != np.float32:
+        return False
+    if len(xshape) == 3:
+        xshape, ws = xshape[:2] + (1,) + xshape[2:], ws[:2] + (1,) + ws[2:]
+    n, c, h, w = xshape[:4]
+    return groups > 1 or ws[-1] > 3 and ws[-2] > 3 or n > 1 or n * c * h * w > 20480
+
+
+def _legacy_type(dtype):
+    """PyTorch's old name of a tensor type: "torch.FloatTensor"; the types added later are "CPUBoolType"."""
+    word = _type_word(dtype)
+    return f"CPU{word}Type" if word in ("BFloat16", "Bool") or dtype.kind == "c" else f"torch.{word}Tensor"
+
+
+def _kernel_name(k, stride, lo, hi, dilation, groups, transposed):
+    """The name of the ATen CPU kernel that refuses a dtype (1-d convolutions run as 2-d ones)."""
     if transposed:
-        return f"slow_conv_transpose{max(len(g.k), 2)}d_out_cpu"
-    if any(d != 1 for d in g.dil):
+        return f"slow_conv_transpose{max(len(k), 2)}d_out_cpu"
+    if any(d != 1 for d in dilation):
         return "slow_conv_dilated<>"
-    if len(g.k) < 3:
+    if len(k) < 3:
         return "slow_conv2d_cpu"
     # the 3-d kernel first builds its columns, unless they are a view of the input (1x1x1, no stride/padding)
-    if all(v == 1 for v in g.k + g.stride) and not any(g.lo + g.hi) and g.groups == 1:
+    if all(v == 1 for v in tuple(k) + tuple(stride)) and not any(tuple(lo) + tuple(hi)) and groups == 1:
         return "slow_conv3d_cpu"
     return "compute_columns3d"
 
@@ -281,8 +307,6 @@ class Convolution(ArrayFunction):
             if ctx.needs_input_grad:   # (recording: never store on the shared no-graph ctx)
                 ctx.empty = True
             return in_format(namespace(x).zeros((x.shape[0], 0) + tuple(g.outsp), x.dtype), "contiguous_format")
-        if x.dtype == np.bool_ and x.size:
-            raise NotImplementedError(f'"{_bool_kernel_name(g, transposed)}" not implemented for \'Bool\'')
         # float16/bfloat16: the convolution and the bias are summed in float32 and rounded once, as PyTorch
         acc = opmath_np(x.dtype)
         xa, wa = x.astype(acc, copy=False), w.astype(acc, copy=False)
@@ -411,11 +435,6 @@ class _ConvWeightGrad(ArrayFunction):
 
 # ====================================================================== argument checks
 
-_LEGACY_TYPE = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
-                "bfloat16": "torch.BFloat16Tensor", "int64": "torch.LongTensor", "int32": "torch.IntTensor",
-                "int16": "torch.ShortTensor", "int8": "torch.CharTensor", "uint8": "torch.ByteTensor",
-                "bool": "torch.BoolTensor", "complex64": "torch.ComplexFloatTensor",
-                "complex128": "torch.ComplexDoubleTensor"}
 _C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
            "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
            "uint8": "unsigned char", "bool": "bool"}
@@ -518,15 +537,40 @@ def _convolution(fname, nsp, input, weight, bias, stride, padding, dilation, gro
     _check_shape(x, ws, bias, stride, lo, dilation, groups, transposed, output_padding)
     x, weight, bias = before_checks(Convolution, x, weight, bias)   # (autocast casts first)
     xa, wa = x._data, weight._data
-    if xa.dtype != wa.dtype:
-        raise RuntimeError(f"Input type ({_LEGACY_TYPE.get(xa.dtype.name, xa.dtype.name)}) and weight type "
-                           f"({_LEGACY_TYPE.get(wa.dtype.name, wa.dtype.name)}) should be the same or input should be "
-                           f"a MKLDNN tensor and weight is a dense tensor")
-    if bias is not None and bias._data.dtype != xa.dtype:
-        raise RuntimeError(f"Input type ({_C_TYPE.get(xa.dtype.name, xa.dtype.name)}) and bias type "
-                           f"({_C_TYPE.get(bias._data.dtype.name, bias._data.dtype.name)}) should be the same")
+    bias_mismatch = bias is not None and bias._data.dtype != xa.dtype
+    if bias_mismatch and not transposed:   # (ATen checks this before it chooses a kernel)
+        _bias_type_error(xa, bias)
+    if xa.size == 0 and xa.shape[0] and xa.shape[1]:
+        # ATen's choice of kernel: an empty batch or channel dim gives an empty result; an empty spatial dim
+        # (padded to a size the kernel fits) has no kernel. 1-d convolutions run as 2-d ones: a height of 1
+        shape = xa.shape[:2] + (1,) + xa.shape[2:] if dim == 1 else xa.shape
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: "
+                           f"{shape_str(shape)}")
     sp = tuple(xa.shape[2:])
     k = tuple(ws[2:])
+    if xa.size and not _has_kernel(xa.dtype, transposed):
+        name = _kernel_name(k, stride, lo, hi, dilation, groups, transposed)
+        raise NotImplementedError(f'"{name}" not implemented for \'{_type_word(xa.dtype)}\'')
+    # the kernel's own checks, in its own words: oneDNN's, where PyTorch picks it
+    onednn = _uses_onednn(xa.dtype, xa.shape, ws, groups)
+    if wa.dtype != xa.dtype:
+        if onednn:
+            raise RuntimeError(f"Input type ({_legacy_type(xa.dtype)}) and weight type ({_legacy_type(wa.dtype)}) "
+                               f"should be the same or input should be a MKLDNN tensor and weight is a dense tensor")
+        raise RuntimeError(f"expected scalar type {_type_word(xa.dtype)} but found {_type_word(wa.dtype)}")
+    if bias_mismatch:   # (a transposed convolution's)
+        bt = bias._data.dtype
+        if onednn:
+            raise RuntimeError(f"Input type ({_legacy_type(xa.dtype)}) and bias type ({_legacy_type(bt)}) should be "
+                               f"the same or input should be a MKLDNN tensor and bias is a dense tensor")
+        if dim == 3:
+            raise RuntimeError(f"expected scalar type {_type_word(xa.dtype)} but found {_type_word(bt)}")
+        # the 1-d/2-d kernel adds the bias in place (output.add_(bias)): any dtype that may be added so
+        common = result_type_of(xa, bias._data).np
+        if not can_cast_np(common, xa.dtype):
+            raise RuntimeError(f"result type {_type_word(common)} can't be cast to the desired output type "
+                               f"{_type_word(xa.dtype)}")
+        bias = bias.to(x.dtype)
     if transposed:
         for i in range(dim):
             op, s, d = output_padding[i], stride[i], dilation[i]
@@ -587,6 +631,11 @@ def _check_shape(x, ws, bias, stride, padding, dilation, groups, transposed, out
         if bshape is not None and (len(bshape) != 1 or bshape[0] != ws[1] * groups):
             raise RuntimeError(f"Given transposed=1, weight of size {shape_str(ws)}, expected bias to be 1-dimensional "
                                f"with {ws[1] * groups} elements, but got bias of size {shape_str(bshape)} instead")
+
+
+def _bias_type_error(xa, bias):
+    raise RuntimeError(f"Input type ({_C_TYPE.get(xa.dtype.name, xa.dtype.name)}) and bias type "
+                       f"({_C_TYPE.get(bias._data.dtype.name, bias._data.dtype.name)}) should be the same")
 
 
 def _output_padding_error(op, s, d):
