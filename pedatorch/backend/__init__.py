@@ -204,8 +204,13 @@ def to_host(arr):
 def astype(arr, np_dtype):
     """``arr`` converted to ``np_dtype`` as PyTorch converts. numpy/cupy's ``astype`` is, except from
     bfloat16 to an integer type: ml_dtypes turns NaN, inf and out-of-range values into 0, where
-    PyTorch converts through float32 (exact for bfloat16) and then as C does, like every float type."""
-    if arr.dtype.name == "bfloat16" and np.dtype(np_dtype).kind in "iu":
+    PyTorch converts through float32 (exact for bfloat16) and then as C does, like every float type; and from
+    float64 to float16/bfloat16, which PyTorch rounds to float32 first."""
+    target = np.dtype(np_dtype)
+    if arr.dtype.name == "bfloat16" and target.kind in "iu":
+        arr = arr.astype(np.float32)
+    if arr.dtype == np.float64 and target.itemsize == 2 and target.kind in "fV":
+        # double to float16/bfloat16: PyTorch's conversion goes through float (two roundings), numpy's is direct
         arr = arr.astype(np.float32)
     if np.dtype(np_dtype) == np.uint8 and arr.dtype.kind in "fc":
         # a negative float to uint8 is undefined in C, and CPUs and GPUs disagree; PyTorch goes through int64

@@ -39,14 +39,15 @@ def promote(a, b):
                 return a, b
         elif tb is float:
             if a.dtype.kind in "fc":
-                return a, b
+                # (PyTorch casts the number to float16 through float: numpy would round it straight from double)
+                return a, (b if a.dtype.itemsize != 2 else float(np.float32(b)))
         elif tb is int:
             if a.dtype.kind in "fc":
                 return a, b
             if a.dtype.kind in "iu":
                 return a, wrap_int(b, a.dtype)
     elif b_arr and ta is float and b.dtype.kind in "fc":
-        return a, b
+        return (a if b.dtype.itemsize != 2 else float(np.float32(a))), b
     dt = D.result_type_of(a, b).np
     return cast(a, dt), cast(b, dt)
 
@@ -80,7 +81,9 @@ def cast(x, np_dtype):
     if np_dtype.kind in "iu" and isinstance(x, int):
         return wrap_int(x, np_dtype)
     if np_dtype.kind == "V":  # bfloat16: numpy treats Python numbers as weak only for its own dtypes
-        return np_dtype.type(x)
+        return np_dtype.type(np.float32(x) if isinstance(x, float) else x)   # (a float goes through float32)
+    if np_dtype == np.float16 and isinstance(x, float):
+        return float(np.float32(x))   # (PyTorch casts a double to float16 through float)
     return x
 
 

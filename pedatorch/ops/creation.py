@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._device import as_device, to_device_array, CPU
-from ..backend import cuda_backend, device_namespace, namespace, as_strided, is_array, CPU_ARRAY, CPU_BACKEND
+from ..backend import cuda_backend, device_namespace, namespace, as_strided, is_array, astype, CPU_ARRAY, CPU_BACKEND
 from ..backend import dlpack_device as backend_dlpack_device
 from .._layout import like_empty_like, relayout, format_strides
 from .._tensor import Tensor, Size, preserve_format, contiguous_format
@@ -116,13 +116,13 @@ def _to_array(data, dtype):
         xp = namespace(arr)
         if dtype is None:
             D.from_numpy_dtype(arr.dtype)  # TypeError for dtypes PyTorch lacks
-        out = xp.array(arr, dtype=None if dtype is None else dtype.np, copy=True)
+        out = xp.array(arr, copy=True) if dtype is None else xp.array(astype(arr, dtype.np), copy=False)
         if arr.size and min(arr.strides, default=0) >= 0:
             # PyTorch copies an array as clone() does (preserve_format): its strides, even a size-1 dim's
             out = like_empty_like(out, arr)
         return out
     if isinstance(data, np.generic):
-        return _host.array(data, dtype=dtype.np if dtype else None)
+        return astype(_host.array(data), dtype.np) if dtype else _host.array(data)
     if isinstance(data, str):
         raise TypeError(f"new(): invalid data type 'str'")
     has_tensor = isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data)
@@ -143,7 +143,7 @@ def _to_array(data, dtype):
         if arr.dtype.kind in "iu" and arr.size and dtype.np.kind in "iu":  # Python ints must fit
             checked_int(int(arr.min()), dtype.np, c_name=False)
             checked_int(int(arr.max()), dtype.np, c_name=False)
-        return arr.astype(dtype.np, copy=False)
+        return astype(arr, dtype.np)   # (as PyTorch converts: Python floats reach a half type through float)
     if has_tensor and is_inexact_np(arr.dtype):
         return arr
     if isinstance(_first(data), np.generic):
@@ -168,7 +168,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                       "or sourceTensor.clone().detach().requires_grad_(True), rather than "
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-        arr = data._data.copy() if dtype is None else data._data.astype(dtype.np)
+        arr = data._data.copy() if dtype is None else astype(data._data, dtype.np)
         return _finish(arr, device if device is not None else None, requires_grad) if device is not None or \
             data.is_cpu else _finish_same_device(arr, requires_grad)
     arr = _to_array(data, dtype)   # on the host (or where a given device array is), then moved once
@@ -310,6 +310,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
         fill_value = fill_value.item()
     np_dt = dtype.np if dtype is not None else _fill_dtype(fill_value)
     value = cast(checked_int(fill_value, np_dt), np_dt)
+    if type(value) is float and np_dt.itemsize == 2:   # a Python float reaches a half type through float32
+        value = np.float32(value)
     return _finish(_xp(device).full(_size_arg((size,), "full"), value, np_dt), device, requires_grad, out)
 
 

@@ -332,13 +332,13 @@ def _float_pow_scalar(a, p):
     """a ** p for a float array, as ATen's pow_tensor_scalar_kernel computes it: sqrt, 1 / sqrt and
     reciprocal for p = 0.5, -0.5, -1 (so (-inf) ** 0.5 is nan, not pow's inf), products for 2, 3, -2
     (bfloat16: each step rounded to bfloat16, as numpy's bfloat16 arithmetic does too), else pow in double
-    for float32. float16 has none of these: pow in float32 whatever p is."""
+    for float32. float16 has none of these: pow in float32 whatever p is (p itself rounded to float16)."""
     xp = namespace(a)
     dt = a.dtype
     one = dt.type(1)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if dt == np.float16:
-            out = xp.power(a.astype(np.float32), np.float32(p))
+        if dt == np.float16:   # (the exponent is converted to float16 first, as PyTorch converts the Scalar)
+            out = xp.power(a.astype(np.float32), np.float32(np.float16(np.float32(p))))
             if p == 0.5:   # C's pow (numpy's power takes sqrt here): pow(-inf, 0.5) = inf, pow(-0, 0.5) = +0
                 out = xp.where(a == -np.inf, np.float32(np.inf), xp.where(a == 0, np.float32(0), out))
             return out.astype(dt)

@@ -1,0 +1,34 @@
+"""Half-precision conversions as PyTorch does them: a double reaches float16/bfloat16 through float32 (two
+roundings), in tensor conversions, in factories and in a Python number meeting a half tensor; pow's
+exponent is a float16 number for a float16 tensor."""
+import numpy as np
+import pytest
+
+import pedatorch as torch
+
+pt = pytest.importorskip("torch")
+
+# -3.932617082707641: its float32 rounding lies exactly half-way between two float16 numbers
+VALUES = np.concatenate([[-3.932617082707641], np.random.default_rng(0).standard_normal(5000) * 10])
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_double_to_half_goes_through_float(dt):
+    ours_dt, pt_dt = getattr(torch, dt), getattr(pt, dt)
+    cases = [(torch.tensor(VALUES).to(ours_dt), pt.tensor(VALUES).to(pt_dt)),
+             (torch.tensor(VALUES.tolist(), dtype=ours_dt), pt.tensor(VALUES.tolist(), dtype=pt_dt)),
+             (torch.tensor(VALUES, dtype=ours_dt), pt.tensor(VALUES, dtype=pt_dt)),
+             (torch.tensor(np.float64(VALUES[0]), dtype=ours_dt), pt.tensor(np.float64(VALUES[0]), dtype=pt_dt)),
+             (torch.full((3,), VALUES[0], dtype=ours_dt), pt.full((3,), VALUES[0], dtype=pt_dt))]
+    for ours, theirs in cases:
+        np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy())
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "__radd__", "__rsub__", "__rtruediv__", "pow"])
+def test_python_number_with_a_half_tensor(dt, op):
+    x = np.abs(np.random.default_rng(1).standard_normal(4000)).astype(np.float32)
+    for v in (VALUES[0], 0.1, 2.718281828459045, 1234.5678):
+        ours = getattr(torch.tensor(x).to(getattr(torch, dt)), op)(v).float().numpy()
+        theirs = getattr(pt.tensor(x).to(getattr(pt, dt)), op)(v).float().numpy()
+        np.testing.assert_array_equal(ours, theirs)
