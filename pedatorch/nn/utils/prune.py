@@ -30,6 +30,7 @@ from ...ops.creation import ones_like, zeros_like
 from ...ops.random import rand, rand_like
 from ...ops.reduction import norm
 from ...ops.sorting import kthvalue, topk
+from ._hook_repr import torch_style_repr
 from .convert_parameters import parameters_to_vector
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured", "L1Unstructured",
@@ -158,13 +159,8 @@ class BasePruningMethod(ABC):
         del module._buffers[self._tensor_name + "_mask"]
         setattr(module, self._tensor_name, orig)
 
-    def __repr__(self):
-        # Python's default, with the name PyTorch's classes have (torch.nn.utils.prune.X) for ours
-        cls = type(self)
-        module = cls.__module__
-        if module == "pedatorch" or module.startswith("pedatorch."):
-            module = "torch" + module[len("pedatorch"):]
-        return f"<{module}.{cls.__qualname__} object at {id(self):#x}>"
+    # Python's default repr, with the name PyTorch's classes have (torch.nn.utils.prune.X) for ours
+    __repr__ = torch_style_repr
 
 
 class PruningContainer(BasePruningMethod):
