@@ -345,3 +345,26 @@ def test_convert_memory_format_errors(torch):
 
 def test_public_names(torch):
     assert sorted(pt.nn.utils.__all__) == sorted(torch.nn.utils.__all__)
+
+
+# ---------------------------------------------------------------- on each device (CUDA: a GPU or the stand-in)
+def test_on_each_device(device):
+    pt.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        wn = pt.nn.utils.weight_norm(pt.nn.Linear(4, 3).to(device))
+    sn = pt.nn.utils.spectral_norm(pt.nn.Conv2d(2, 3, 2).to(device))
+    x = pt.randn(2, 4, device=device)
+    (wn(x).sum() + sn(pt.randn(1, 2, 4, 4, device=device)).sum()).backward()
+    assert wn.weight_g.grad.device.type == sn.weight_orig.grad.device.type == sn.weight_u.device.type == device
+    with pt.no_grad():   # the old API starts from random vectors: let the power iteration converge
+        for _ in range(30):
+            sn(pt.zeros(1, 2, 4, 4, device=device))
+    sigma = np.linalg.svd(to_np(sn.weight_orig).reshape(3, -1), compute_uv=False)[0]
+    np.testing.assert_allclose(to_np(sn.weight), to_np(sn.weight_orig) / sigma, rtol=1e-3)
+    conv, bn = pt.nn.Conv2d(2, 3, 2).to(device).eval(), pt.nn.BatchNorm2d(3).to(device).eval()
+    fused = pt.nn.utils.fuse_conv_bn_eval(conv, bn)
+    z = pt.randn(1, 2, 4, 4, device=device)
+    np.testing.assert_allclose(to_np(fused(z)), to_np(bn(conv(z))), rtol=1e-5, atol=1e-6)
+    skipped = pt.nn.utils.skip_init(pt.nn.Linear, 3, 2, device=device)
+    assert skipped.weight.device.type == device
