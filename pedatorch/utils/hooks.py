@@ -1,5 +1,6 @@
 """Removable hook handles (``torch.utils.hooks.RemovableHandle``)."""
 import weakref
+from collections import OrderedDict
 
 
 def _no_dict():
@@ -39,8 +40,12 @@ class RemovableHandle:
 
 
 class _HookDict(dict):
-    """A dict that can be weakly referenced (plain dicts cannot)."""
+    """A dict that can be weakly referenced (plain dicts cannot).  PyTorch keeps hooks in OrderedDicts;
+    a dict keeps insertion order too, and prints as the OrderedDict would (``print(m._forward_pre_hooks)``)."""
     __slots__ = ("__weakref__",)
+
+    def __repr__(self):
+        return repr(OrderedDict(self))
 
 
 def add_hook(hooks_dict, fn):

@@ -455,8 +455,10 @@ class Module:
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        # this module's metadata: the state-dict hooks below may add to it (spectral_norm writes its version)
+        local_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = {"version": self._version}
+            destination._metadata[prefix[:-1]] = local_metadata
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
@@ -464,7 +466,7 @@ class Module:
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
-            result = hook(self, destination, prefix, {})
+            result = hook(self, destination, prefix, local_metadata)
             if result is not None:
                 destination = result
         return destination
