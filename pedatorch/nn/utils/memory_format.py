@@ -4,7 +4,7 @@ The memory format is how a 4-d (5-d) tensor's entries are laid out (the strides)
 channels of one pixel next to each other, which fast convolution kernels prefer.  The values and the
 meaning of each dim do not change."""
 from ..._tensor import preserve_format
-from ..modules.conv import Conv2d, Conv3d, ConvTranspose2d
+from ..modules.conv import Conv2d, Conv3d, ConvTranspose2d, ConvTranspose3d
 
 __all__ = ["convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format"]
 
@@ -29,5 +29,5 @@ def convert_conv2d_weight_memory_format(module, memory_format):
 
 def convert_conv3d_weight_memory_format(module, memory_format):
     """Lay out the weight of every ``Conv3d`` / ``ConvTranspose3d`` in ``module`` (itself included) in
-    ``memory_format``.  Returns the module.  (pedatorch has no ConvTranspose3d yet: Conv3d only.)"""
-    return _convert(module, memory_format, (Conv3d,), convert_conv3d_weight_memory_format)
+    ``memory_format``.  Returns the module."""
+    return _convert(module, memory_format, (Conv3d, ConvTranspose3d), convert_conv3d_weight_memory_format)
