@@ -32,3 +32,12 @@ def test_python_number_with_a_half_tensor(dt, op):
         ours = getattr(torch.tensor(x).to(getattr(torch, dt)), op)(v).float().numpy()
         theirs = getattr(pt.tensor(x).to(getattr(pt, dt)), op)(v).float().numpy()
         np.testing.assert_array_equal(ours, theirs)
+
+
+def test_std_mean_double_backward_of_a_transposed_input():
+    """std_mean saved its std before laying it out contiguously: for a transposed input the saved std was a
+    copy, not the output, and the double backward lost std's own dependence on x (fuzzer round 10)."""
+    from pedatorch.autograd import gradgradcheck
+    x = torch.tensor(np.random.default_rng(0).standard_normal((3, 2, 2)), requires_grad=True)
+    assert gradgradcheck(lambda t: torch.std_mean(t.transpose(-2, -1), dim=0, keepdim=True), (x,))
+    assert gradgradcheck(lambda t: torch.std_mean(t.transpose(-2, -1), dim=(0, 2)), (x,))

@@ -759,11 +759,12 @@ class StdMean(ArrayFunction):
     def forward(ctx, x, dims, correction, keepdim, full):
         std, mean = _var_kernel(x, dims, correction, keepdim, with_mean=True, take_sqrt=True)
         mean = _welford_mean(x, mean, dims)
-        ctx.save_for_backward(x, std)
+        std = in_format(std, "contiguous_format")   # (ATen's layout; saved as returned: the output itself, whose
+        ctx.save_for_backward(x, std)               # own graph a double backward differentiates through)
         ctx.dims, ctx.correction, ctx.keepdim, ctx.full = dims, correction, keepdim, full
         ctx.set_materialize_grads(False)  # an unused output gets None, not zeros: 0 * inf would be NaN
         mean = mean if keepdim else mean.reshape(std.shape)
-        return in_format(std, "contiguous_format"), in_format(mean, "contiguous_format")   # (ATen's layout)
+        return std, in_format(mean, "contiguous_format")
 
     @staticmethod
     def backward(ctx, grad_std, grad_mean):
