@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._tensor import Tensor, contiguous_format
 from ...autograd.function import ArrayFunction, before_checks
 from ...autograd.grad_mode import no_grad
 from ...backend import namespace, scatter_add
@@ -658,6 +658,9 @@ def _gs_compute(x, grid, mode, padding, align_corners):
 class _GridSampler(ArrayFunction):
     """out[n, c, p] = sum over corners of prod(axis weights) * input[n, c, corner] (see above);
     dinput: the weighted grad added back into the corners; dgrid: d weights / d grid times <grad, input>"""
+    # ATen allocates the result contiguous: c10's strides even on a size-1 dim (with C = 1 the permuted rows
+    # keep stride 1 there, which reads as channels_last and makes a later conv's result channels_last)
+    _result_format = "contiguous_format"
 
     @staticmethod
     def forward(ctx, x, grid, mode, padding, align_corners):
@@ -665,7 +668,7 @@ class _GridSampler(ArrayFunction):
         ctx.save_for_backward(x, grid)
         with no_grad():
             out = _gs_compute(Tensor._make(x), Tensor._make(grid), mode, padding, align_corners)
-        return namespace(x).ascontiguousarray(out._data)
+        return out._data
 
     @staticmethod
     def backward(ctx, grad):
@@ -698,6 +701,7 @@ class _GridSampler(ArrayFunction):
         if gx is not None:
             sp = list(x.shape[2:])
             gx = gx.reshape(x.shape[0], *sp, x.shape[1]).permute(0, nd - 1, *range(1, nd - 1))
+            gx = gx.clone(memory_format=contiguous_format)   # PyTorch's grad_input is contiguous too
         ggrid = None
         if need[1]:
             if ctx.mode == "nearest":
