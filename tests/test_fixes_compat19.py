@@ -3,6 +3,8 @@
 - grid_sample's result and its input gradient are new contiguous tensors in PyTorch, with c10's strides even
   on a size-1 channel dim.  Built from permuted rows they kept stride 1 there, which reads as channels_last:
   the STN tutorial's conv after grid_sample then came out channels_last and its ``x.view(-1, 320)`` failed."""
+import math
+
 import numpy as np
 import pytest
 
@@ -57,3 +59,43 @@ def test_stn_forward_then_view():
         return x.view(-1, 320).detach().numpy()
 
     np.testing.assert_allclose(run(pt), run(torch), rtol=1e-5, atol=1e-6)
+
+
+# ---- channel_shuffle (found while probing strides of the vision ops after grid_sample): F.channel_shuffle
+# and torch.channel_shuffle were missing; nn.ChannelShuffle had no checks and no layout rule.
+
+def _shuffle_case(lib, shape, groups, channels_last=False, module=False):
+    x = lib.arange(float(math.prod(shape))).reshape(shape)
+    if channels_last:
+        x = x.contiguous(memory_format=lib.channels_last)
+    x.requires_grad_()
+    y = lib.nn.ChannelShuffle(groups)(x) if module else lib.nn.functional.channel_shuffle(x, groups)
+    (y * lib.arange(float(y.numel())).reshape(y.shape)).sum().backward()
+    return y.detach().numpy(), y.stride(), type(y.grad_fn).__name__, x.grad.numpy(), x.grad.stride()
+
+
+@pytest.mark.parametrize("shape,groups,cl,module", [((1, 6, 3), 3, False, False), ((2, 6, 2, 2), 2, False, True),
+                                                    ((2, 4, 2, 3), 2, True, False), ((1, 8, 1, 1, 2), 4, False, False),
+                                                    ((0, 4, 3), 2, False, False), ((2, 4, 1), 4, False, True)])
+def test_channel_shuffle_matches_pytorch(shape, groups, cl, module):
+    got, want = _shuffle_case(pt, shape, groups, cl, module), _shuffle_case(torch, shape, groups, cl, module)
+    for g, w in zip(got, want):
+        if isinstance(w, np.ndarray):
+            np.testing.assert_array_equal(g, w)
+        else:
+            assert g == w
+    assert pt.channel_shuffle is pt.nn.functional.channel_shuffle
+    np.testing.assert_array_equal(pt.native_channel_shuffle(pt.arange(8).view(1, 4, 2), 2).numpy(),
+                                  torch.native_channel_shuffle(torch.arange(8).view(1, 4, 2), 2).numpy())
+
+
+@pytest.mark.parametrize("shape,groups", [((6,), 2), ((2, 6), 3), ((1, 6, 2), 4), ((1, 6, 2), 0), ((1, 6, 2), -2)])
+def test_channel_shuffle_errors_match_pytorch(shape, groups):
+    with pytest.raises(RuntimeError) as want:
+        torch.nn.functional.channel_shuffle(torch.ones(shape), groups)
+    with pytest.raises(RuntimeError) as got:
+        pt.nn.functional.channel_shuffle(pt.ones(shape), groups)
+    assert str(got.value) == str(want.value)
+    with pytest.raises(RuntimeError) as got:
+        pt.nn.ChannelShuffle(groups)(pt.ones(shape))
+    assert str(got.value) == str(want.value)

@@ -23,6 +23,7 @@ import warnings
 
 import numpy as np
 
+from ..._layout import in_format, suggested_format
 from ..._tensor import Tensor, contiguous_format
 from ...autograd.function import ArrayFunction, before_checks
 from ...autograd.grad_mode import no_grad
@@ -34,7 +35,7 @@ from ...ops.join import stack
 from ...ops.manip import pad as _pad
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
-           "pixel_unshuffle", "grid_sample", "affine_grid"]
+           "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "grid_sample", "affine_grid"]
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -485,6 +486,42 @@ def pixel_unshuffle(input, downscale_factor):
         raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but "
                            f"input.size(-1)={w} is not divisible by {r}")
     return PixelUnshuffle.apply(input, r)
+
+
+class ChannelShuffle(ArrayFunction):
+    """(N, g * k, *) -> (N, k * g, *): channel i * k + j moves to j * g + i;  dx = the inverse shuffle, which is
+    channel_shuffle(grad, k)"""
+    node_name = "ChannelShuffleBackward0"
+
+    @staticmethod
+    def forward(ctx, x, groups):
+        ctx.groups = groups
+        n, c = x.shape[:2]
+        y = namespace(x).swapaxes(x.reshape((n, groups, c // groups) + x.shape[2:]), 1, 2).reshape(x.shape)
+        return in_format(y, suggested_format(x))   # a channels-last input gives a channels-last result
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ChannelShuffle.apply(grad, grad.shape[1] // ctx.groups), None
+
+
+def channel_shuffle(input, groups):
+    """Split the C channels of (N, C, *) into ``groups`` groups and interleave them (ShuffleNet)."""
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{shape_str(input.shape)}")
+    groups = int(groups)
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    c = input.shape[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    return ChannelShuffle.apply(input, groups)
+
+
+def native_channel_shuffle(input, groups):
+    """channel_shuffle as ATen's native op (PyTorch gives it no gradient formula; here it has the same one)."""
+    return channel_shuffle(input, groups)
 
 
 # ====================================================================== grid_sample, affine_grid
