@@ -1,4 +1,4 @@
-"""Gaps found by the compat programs 19..26 (tutorial code run unchanged), each checked against PyTorch.
+"""Gaps found by the compat programs 19..27 (tutorial code run unchanged), each checked against PyTorch.
 
 - grid_sample's result and its input gradient are new contiguous tensors in PyTorch, with c10's strides even
   on a size-1 channel dim.  Built from permuted rows they kept stride 1 there, which reads as channels_last:
