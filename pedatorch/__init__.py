@@ -231,6 +231,7 @@ for _name in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2
               "celu_", "rrelu", "rrelu_", "hardshrink", "threshold_", "alpha_dropout", "feature_alpha_dropout",
               "kl_div", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss",
               "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "channel_shuffle",
+              "native_channel_shuffle",
               "grid_sampler", "affine_grid_generator"):
     if hasattr(nn.functional, _name) and _name not in globals():
         globals()[_name] = getattr(nn.functional, _name)

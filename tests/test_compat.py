@@ -3,7 +3,10 @@
 Each program in tests/compat/ (NN_*.py) is a standalone script written against ``import torch`` in the style
 of the official tutorials and examples (tensors, autograd, a micrograd MLP, the quickstart, a CNN, RNNs, a
 char-level GPT, a VAE, REINFORCE, LBFGS, lazy modules, numpy-style code, device-agnostic boilerplate,
-Transformers, checkpointing, AMP, a GAN, the data-loading utilities, the pruning tutorial).  They are seeded
+Transformers, checkpointing, AMP, a GAN, the data-loading utilities; then the tutorials themselves: "What is
+torch.nn really?", "Learning PyTorch with Examples", the char-RNN name classifier and generator, word
+embeddings and the LSTM tagger, spatial transformers and neural style transfer, DCGAN, torch.func, the lr
+schedulers with label smoothing, seq2seq translation with attention, and the pruning tutorial).  They are seeded
 with manual_seed and print losses, accuracies, sampled tokens and tensors: pedatorch reproduces PyTorch's CPU
 random streams.
 tests/compat/_launch.py runs a program with ``torch`` bound to PyTorch, or to pedatorch through an import

@@ -22,6 +22,7 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 LAUNCH = HERE / "_launch.py"
+ROOT = HERE.parents[1]  # the checkout: its pedatorch is the one under test
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 # a number as Python, numpy and tensor printing write it: -1, 2., 0.1234, 1.5e-03, 1e+08, nan, inf
@@ -35,8 +36,11 @@ def programs():
 
 def start(lib, name):
     """Start PROGRAM with ``torch`` bound to ``lib``, without waiting (the two libraries' runs go side by
-    side).  One thread each: the machine is shared, and pedatorch is single-threaded anyway."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
+    side).  One thread each: the machine is shared, and pedatorch is single-threaded anyway.  The checkout
+    these tests live in goes first on the path: the program runs from tests/compat/, where ``import
+    pedatorch`` would otherwise find whichever copy is installed (another worktree's, say)."""
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0", PYTHONPATH=path)
     return subprocess.Popen([sys.executable, str(LAUNCH), lib, str(HERE / name)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, cwd=str(HERE))
 

@@ -23,7 +23,8 @@ import warnings
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._layout import in_format, suggested_format
+from ..._tensor import Tensor, contiguous_format
 from ...autograd.function import ArrayFunction, before_checks
 from ...autograd.grad_mode import no_grad
 from ...backend import namespace, scatter_add
@@ -34,7 +35,7 @@ from ...ops.join import stack
 from ...ops.manip import pad as _pad
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
-           "pixel_unshuffle", "grid_sample", "affine_grid"]
+           "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "grid_sample", "affine_grid"]
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -487,6 +488,42 @@ def pixel_unshuffle(input, downscale_factor):
     return PixelUnshuffle.apply(input, r)
 
 
+class ChannelShuffle(ArrayFunction):
+    """(N, g * k, *) -> (N, k * g, *): channel i * k + j moves to j * g + i;  dx = the inverse shuffle, which is
+    channel_shuffle(grad, k)"""
+    node_name = "ChannelShuffleBackward0"
+
+    @staticmethod
+    def forward(ctx, x, groups):
+        ctx.groups = groups
+        n, c = x.shape[:2]
+        y = namespace(x).swapaxes(x.reshape((n, groups, c // groups) + x.shape[2:]), 1, 2).reshape(x.shape)
+        return in_format(y, suggested_format(x))   # a channels-last input gives a channels-last result
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ChannelShuffle.apply(grad, grad.shape[1] // ctx.groups), None
+
+
+def channel_shuffle(input, groups):
+    """Split the C channels of (N, C, *) into ``groups`` groups and interleave them (ShuffleNet)."""
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{shape_str(input.shape)}")
+    groups = int(groups)
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    c = input.shape[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    return ChannelShuffle.apply(input, groups)
+
+
+def native_channel_shuffle(input, groups):
+    """channel_shuffle as ATen's native op (PyTorch gives it no gradient formula; here it has the same one)."""
+    return channel_shuffle(input, groups)
+
+
 # ====================================================================== grid_sample, affine_grid
 #
 # grid_sample reads input at the points of a grid in [-1, 1] coordinates.  Per spatial axis, with
@@ -658,6 +695,9 @@ def _gs_compute(x, grid, mode, padding, align_corners):
 class _GridSampler(ArrayFunction):
     """out[n, c, p] = sum over corners of prod(axis weights) * input[n, c, corner] (see above);
     dinput: the weighted grad added back into the corners; dgrid: d weights / d grid times <grad, input>"""
+    # ATen allocates the result contiguous: c10's strides even on a size-1 dim (with C = 1 the permuted rows
+    # keep stride 1 there, which reads as channels_last and makes a later conv's result channels_last)
+    _result_format = "contiguous_format"
 
     @staticmethod
     def forward(ctx, x, grid, mode, padding, align_corners):
@@ -665,7 +705,7 @@ class _GridSampler(ArrayFunction):
         ctx.save_for_backward(x, grid)
         with no_grad():
             out = _gs_compute(Tensor._make(x), Tensor._make(grid), mode, padding, align_corners)
-        return namespace(x).ascontiguousarray(out._data)
+        return out._data
 
     @staticmethod
     def backward(ctx, grad):
@@ -698,6 +738,7 @@ class _GridSampler(ArrayFunction):
         if gx is not None:
             sp = list(x.shape[2:])
             gx = gx.reshape(x.shape[0], *sp, x.shape[1]).permute(0, nd - 1, *range(1, nd - 1))
+            gx = gx.clone(memory_format=contiguous_format)   # PyTorch's grad_input is contiguous too
         ggrid = None
         if need[1]:
             if ctx.mode == "nearest":

@@ -1,4 +1,5 @@
 """ChannelShuffle: interleave the channels of ``groups`` groups."""
+from .. import functional as F
 from .module import Module
 
 __all__ = ["ChannelShuffle"]
@@ -10,9 +11,7 @@ class ChannelShuffle(Module):
         self.groups = groups
 
     def forward(self, input):
-        n, c = input.shape[:2]
-        g = self.groups
-        return input.reshape(n, g, c // g, *input.shape[2:]).transpose(1, 2).reshape(input.shape)
+        return F.channel_shuffle(input, self.groups)
 
     def extra_repr(self):
         return f"groups={self.groups}"
