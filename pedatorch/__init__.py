@@ -39,6 +39,7 @@ from ._dtype import result_type_of as _result_type_of
 from . import cuda  # noqa: F401
 from ._random import manual_seed, seed, initial_seed, Generator, get_rng_state, set_rng_state, default_generator
 from .ops.random import *  # noqa: F401,F403
+from .ops.random import _standard_gamma, _sample_dirichlet  # noqa: F401  (torch._standard_gamma, ...)
 from ._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: F401
 
 import builtins as _builtins

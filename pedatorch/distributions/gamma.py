@@ -1,14 +1,14 @@
 """The gamma distribution, its sampler, and the implicit reparameterisation gradient of its samples."""
 import numpy as np
 
-from .._dtype import finfo, float64
+from .._dtype import finfo
 from .._random import _device_generator
 from .._tensor import Size, Tensor
 from ..autograd import Function
 from ..backend import namespace
 from ..ops.creation import as_tensor
 from ..ops.elementwise import exp, log
-from ..ops.random import rand, randn
+from ..ops.random import _standard_gamma_values
 from ..ops.special import digamma, _digamma, igamma, lgamma
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -20,42 +20,17 @@ __all__ = ["Gamma"]
 # ====================================================================== sampling Gamma(alpha, 1)
 
 def _sample_standard_gamma(alpha):
-    """Draws x ~ Gamma(alpha, 1) for every entry of the float64 array ``alpha`` (Marsaglia & Tsang, 2000).
+    """Draws x ~ Gamma(alpha, 1) for every entry of the host array ``alpha`` (float64 results).
 
-    For alpha >= 1, with d = alpha - 1/3 and c = 1 / sqrt(9 d): draw z ~ N(0, 1), u ~ U(0, 1),
-    v = (1 + c z)^3, and accept x = d v when v > 0 and log u < z^2 / 2 + d (1 - v + log v)
-    (the cheap test u < 1 - 0.0331 z^4 accepts most draws first).  Rejected entries are drawn again.
-    For alpha < 1: x = Gamma(alpha + 1) * u^(1/alpha) ("boosting").
+    This is ATen's sampler (``ops.random._standard_gamma_values``), entry by entry in C order: Marsaglia &
+    Tsang (2000) for alpha >= 1 (d = alpha - 1/3, c = 1 / sqrt(9 d); draw z ~ N(0, 1) until v = (1 + c z)^3 > 0,
+    u ~ U(0, 1), accept d v when u < 1 - 0.0331 z^4 or log u < z^2 / 2 + d (1 - v + log v)), and for
+    alpha < 1 the boost Gamma(alpha + 1) * u^(1/alpha).  Its uniforms and normals come from pedatorch's
+    generator in PyTorch's order, so after the same ``manual_seed`` the samples are PyTorch's.
 
-    The uniforms and normals come from pedatorch's generator, so ``manual_seed`` makes this
-    reproducible (the numbers differ from PyTorch's, which draws one entry at a time).
-
-    This is the CPU's sampler (a host array ``alpha``); CUDA tensors draw on their device
-    (``_sample_standard_gamma_device``).
+    CUDA tensors draw on their device (``_sample_standard_gamma_device``).
     """
-    xp = namespace(alpha)
-    alpha = alpha.astype(np.float64).reshape(-1)
-    out = xp.full(alpha.shape, np.nan)
-    valid = alpha > 0                                     # NaN / non-positive alpha gives NaN
-    boost = xp.ones_like(alpha)
-    small = valid & (alpha < 1)
-    if small.any():
-        u = 1 - rand(int(small.sum()), dtype=float64)._data     # in (0, 1]
-        boost[small] = u ** (1 / alpha[small])
-    a = xp.where(small, alpha + 1, alpha)
-    d = a - 1 / 3
-    c = 1 / xp.sqrt(9 * xp.where(valid, d, 1))
-    pending = xp.flatnonzero(valid)
-    while pending.size:
-        z = randn(pending.size, dtype=float64)._data
-        u = 1 - rand(pending.size, dtype=float64)._data
-        v = (1 + c[pending] * z) ** 3
-        with np.errstate(invalid="ignore", divide="ignore"):
-            accept = (v > 0) & ((u < 1 - 0.0331 * z ** 4) |
-                                (xp.log(u) < 0.5 * z ** 2 + d[pending] * (1 - v + xp.log(v))))
-        out[pending[accept]] = d[pending[accept]] * v[accept]
-        pending = pending[~accept]
-    return out * boost
+    return _standard_gamma_values(alpha, alpha.dtype)
 
 
 def _sample_standard_gamma_device(alpha, device):
@@ -196,7 +171,7 @@ class Gamma(ExponentialFamily):
     reparameterisation gradient dx/dalpha = -(dF/dalpha) / p(x), computed here from the series of the
     incomplete gamma function: exact to ~1e-13 where PyTorch's ``_standard_gamma_grad`` uses approximations
     good to ~1e-4, so gradients agree with PyTorch's to about that relative accuracy.  The samples
-    themselves (Marsaglia-Tsang) differ from PyTorch's for the same seed.
+    themselves are PyTorch's for the same seed (its Marsaglia-Tsang sampler, draw for draw).
 
     Example::
 
