@@ -586,3 +586,38 @@ def test_module_names(torch):
     assert sorted(set(torch.distributions.__all__)) == sorted(set(ptd.__all__) - {"constraints"})
     assert repr(ptd.constraints.MixtureSameFamilyConstraint(ptd.constraints.real)) == \
         repr(torch.distributions.constraints.MixtureSameFamilyConstraint(torch.distributions.constraints.real))
+
+
+# ---------------------------------------------------------------------------------------------- devices
+
+def test_samplers_and_distributions_on_each_device(device):
+    """On CUDA the draws come from the device generator (not PyTorch's numbers): shapes, dtypes, devices and
+    plausible values, and the parameters' device is kept."""
+    pt.manual_seed(0)
+    c = pt.tensor([[5.0, 100.0, 0.0, 7.0]] * 500, device=device)
+    p = pt.tensor([0.3, 0.6, 0.5, 1.0], device=device)
+    x = pt.binomial(c, p.expand(500, 4))
+    assert x.device.type == device and x.dtype == pt.float32 and x.shape == (500, 4)
+    np.testing.assert_allclose(to_np(x).mean(0), [1.5, 60.0, 0.0, 7.0], rtol=0.05, atol=0.05)
+    g = pt._standard_gamma(pt.tensor([0.5, 2.0, 0.0], dtype=pt.float64, device=device).expand(2000, 3))
+    assert g.device.type == device and g.dtype == pt.float64
+    np.testing.assert_allclose(to_np(g).mean(0), [0.5, 2.0, np.finfo(np.float64).tiny], rtol=0.1)
+    d = pt._sample_dirichlet(pt.tensor([0.5, 2.0, 3.0], device=device).expand(10, 3))
+    assert d.device.type == device
+    np.testing.assert_allclose(to_np(d.sum(-1)), 1.0, rtol=1e-5)
+    D = ptd
+    for dist in [D.Exponential(pt.tensor([2.0], device=device)), D.Laplace(pt.zeros(2, device=device), 1.0),
+                 D.Cauchy(pt.zeros(2, device=device), 1.0), D.Poisson(pt.tensor([3.0], device=device)),
+                 D.StudentT(pt.tensor([3.0], device=device)), D.Geometric(pt.tensor([0.3], device=device)),
+                 D.Binomial(10, pt.tensor([0.3], device=device)), D.VonMises(pt.zeros(1, device=device),
+                                                                           pt.ones(1, device=device)),
+                 D.NegativeBinomial(pt.tensor([3.0], device=device), pt.tensor([0.4], device=device)),
+                 D.LowRankMultivariateNormal(pt.zeros(2, device=device), pt.ones(2, 1, device=device),
+                                             pt.ones(2, device=device)),
+                 D.OneHotCategorical(pt.ones(3, device=device)),
+                 D.MixtureSameFamily(D.Categorical(pt.ones(2, device=device)),
+                                     D.Normal(pt.zeros(2, device=device), 1.0))]:
+        s = dist.sample((3,))
+        assert s.device.type == device, type(dist).__name__
+        assert bool(dist.support.check(s).all()), type(dist).__name__
+        assert dist.log_prob(s).device.type == device
