@@ -1381,8 +1381,8 @@ def _binomial_inversion(draws, count, prob, S):
     geom_sum, num_geom = 0.0, 0.0
     while True:
         u = draws.uniform()
-        with np.errstate(divide="ignore"):
-            geom = math.ceil(math.log(u) / logprob) if u > 0 else math.inf
+        g = math.log(u) / logprob if u > 0 else math.inf
+        geom = math.ceil(g) if g < math.inf else g         # (ceil of inf would raise)
         geom_sum += geom
         if geom_sum > count:
             return num_geom
@@ -1420,6 +1420,8 @@ def _btrs(draws, count, prob, S):
 
 def _binomial_one(draws, count, prob, S):
     """ATen's sample_binomial: 0 / count at the edges, BTRS when count * min(p, 1-p) >= 10, else inversion."""
+    if not math.isfinite(count):      # (PyTorch loops forever on a NaN or infinite count)
+        return math.nan
     if count <= 0.0 or prob <= 0.0:
         return 0.0
     if prob >= 1.0:
