@@ -201,6 +201,19 @@ def test_log_prob_moments_entropy_and_gradients(torch, case):
                                                                                   th_params), case=case)
 
 
+@pytest.mark.parametrize("case, names", [
+    ("lowrank_mvn", ["covariance_matrix", "precision_matrix", "scale_tril"]),
+    ("wishart", ["covariance_matrix", "precision_matrix", "scale_tril"]),
+    ("wishart_tril", ["covariance_matrix", "precision_matrix", "scale_tril"])])
+def test_matrix_properties(torch, case, names):
+    ours, pt_params = build(pt, case)
+    theirs, th_params = build(torch, case)
+    for name in names:
+        a, b = getattr(ours, name), getattr(theirs, name)
+        assert_close(a, b, rtol=1e-12, atol=1e-14)
+        _same_grads(grads_of(pt, a, pt_params), grads_of(torch, b, th_params), rtol=1e-9, atol=1e-12)
+
+
 CDF_CASES = ["exponential", "laplace", "halfnormal", "cauchy", "halfcauchy", "chi2", "contbern", "pareto", "weibull",
              "kumaraswamy", "genpareto", "mixture"]
 ICDF_CASES = ["exponential", "laplace", "halfnormal", "cauchy", "halfcauchy", "contbern", "pareto", "weibull",
