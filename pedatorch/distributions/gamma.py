@@ -2,44 +2,18 @@
 import numpy as np
 
 from .._dtype import finfo
-from .._random import _device_generator
 from .._tensor import Size, Tensor
 from ..autograd import Function
 from ..backend import namespace
 from ..ops.creation import as_tensor
 from ..ops.elementwise import exp, log
-from ..ops.random import _standard_gamma_values
+from ..ops.random import _standard_gamma as _sample_standard_gamma
 from ..ops.special import digamma, _digamma, igamma, lgamma
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import _is_number, _xlogy, broadcast_all
 
 __all__ = ["Gamma"]
-
-
-# ====================================================================== sampling Gamma(alpha, 1)
-
-def _sample_standard_gamma(alpha):
-    """Draws x ~ Gamma(alpha, 1) for every entry of the host array ``alpha`` (float64 results).
-
-    This is ATen's sampler (``ops.random._standard_gamma_values``), entry by entry in C order: Marsaglia &
-    Tsang (2000) for alpha >= 1 (d = alpha - 1/3, c = 1 / sqrt(9 d); draw z ~ N(0, 1) until v = (1 + c z)^3 > 0,
-    u ~ U(0, 1), accept d v when u < 1 - 0.0331 z^4 or log u < z^2 / 2 + d (1 - v + log v)), and for
-    alpha < 1 the boost Gamma(alpha + 1) * u^(1/alpha).  Its uniforms and normals come from pedatorch's
-    generator in PyTorch's order, so after the same ``manual_seed`` the samples are PyTorch's.
-
-    CUDA tensors draw on their device (``_sample_standard_gamma_device``).
-    """
-    return _standard_gamma_values(alpha, alpha.dtype)
-
-
-def _sample_standard_gamma_device(alpha, device):
-    """Gamma(alpha, 1) draws on a CUDA device, from the device generator's ``standard_gamma`` (cupy's
-    Marsaglia-Tsang kernel), for the float64 device array ``alpha``; NaN where alpha is not positive."""
-    xp = namespace(alpha)
-    valid = alpha > 0
-    x = _device_generator(None, device).standard_gamma(xp.where(valid, alpha, 1.0))
-    return xp.where(valid, x, np.nan)
 
 
 # ====================================================================== d sample / d alpha
@@ -105,19 +79,19 @@ def _wilson_hilferty_grad(a, x):
 
 class _StandardGamma(Function):
     """x ~ Gamma(alpha, 1) with the implicit reparameterisation gradient (Figurnov et al., 2018):
-    forward samples, backward returns grad * dx/dalpha (see ``_standard_gamma_grad``)."""
+    forward samples, backward returns grad * dx/dalpha (see ``_standard_gamma_grad``).
+
+    The sampler is ``ops.random._standard_gamma``: on the CPU ATen's per-element Marsaglia-Tsang loop (for
+    alpha >= 1, d = alpha - 1/3, c = 1 / sqrt(9 d): draw z ~ N(0, 1) until v = (1 + c z)^3 > 0, u ~ U(0, 1),
+    accept d v when u < 1 - 0.0331 z^4 or log u < z^2 / 2 + d (1 - v + log v); below 1 the boost
+    Gamma(alpha + 1) * u^(1/alpha)), drawing PyTorch's numbers in PyTorch's order; on CUDA the device
+    generator's gamma draws.
+    """
     node_name = "StandardGammaBackward0"
 
     @staticmethod
-    def forward(ctx, concentration):
-        arr = concentration.detach()._data
-        if concentration.is_cpu:
-            x = _sample_standard_gamma(arr).reshape(arr.shape)
-        else:
-            x = _sample_standard_gamma_device(arr.astype(np.float64), concentration.device)
-        tiny = np.finfo(arr.dtype).tiny
-        x = namespace(x).maximum(x.astype(arr.dtype), tiny)   # as PyTorch: never exactly 0 (log x stays finite)
-        sample = Tensor._make(x)
+    def forward(ctx, concentration, generator=None):
+        sample = _sample_standard_gamma(concentration.detach(), generator)
         ctx.save_for_backward(concentration, sample)
         return sample
 
@@ -125,12 +99,13 @@ class _StandardGamma(Function):
     def backward(ctx, grad):
         concentration, sample = ctx.saved_tensors
         dx_dalpha = _standard_gamma_grad(concentration.detach()._data, sample.detach()._data)
-        return grad * Tensor._make(dx_dalpha.astype(grad._data.dtype))
+        return grad * Tensor._make(dx_dalpha.astype(grad._data.dtype)), None
 
 
-def _standard_gamma(concentration):
-    """A Gamma(concentration, 1) sample of the same shape, differentiable w.r.t. ``concentration``."""
-    return _StandardGamma.apply(concentration)
+def _standard_gamma(concentration, generator=None):
+    """``torch._standard_gamma``: a Gamma(concentration, 1) sample of the same shape, differentiable w.r.t.
+    ``concentration``."""
+    return _StandardGamma.apply(concentration, generator)
 
 
 # ====================================================================== the CDF
