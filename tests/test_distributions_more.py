@@ -286,6 +286,21 @@ def test_samples_match_pytorch_after_the_same_seed(torch, case, dtype):
             assert_close(a, b, **tol)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gamma_beta_dirichlet_samples_match_pytorch(torch, dtype):
+    """The gamma-based families of the first batch draw PyTorch's numbers too (Dirichlet's float64 normalising sum
+    in PyTorch's order, over 9 categories)."""
+    def draw(lib):
+        dt = getattr(lib, dtype)
+        D = lib.distributions
+        lib.manual_seed(4)
+        return (D.Gamma(lib.tensor([0.3, 1.0, 7.5], dtype=dt), lib.tensor([1.0, 2.0, 0.5], dtype=dt)).rsample((6,)),
+                D.Beta(lib.tensor([0.4, 3.0], dtype=dt), lib.tensor([2.0, 0.7], dtype=dt)).sample((5,)),
+                D.Dirichlet(lib.linspace(0.2, 4.0, 9, dtype=dt)).rsample((7,)), lib.randn(3, dtype=dt))
+    for a, b in zip(draw(pt), draw(torch)):
+        assert_close(a, b, rtol=0, atol=0)
+
+
 RSAMPLE_GRAD_CASES = [c for c in CASES if c not in ("studentt", "studentt_df", "chi2", "fisher", "inversegamma",
                                                     "wishart", "wishart_tril")]
 

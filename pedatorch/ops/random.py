@@ -1346,6 +1346,51 @@ def _standard_gamma(input, generator=None):
     return _finish_like(x, input)
 
 
+def _aten_row_sums(x):
+    """The sums of the rows of the 2-D float64 host array ``x``, added in the order of ATen's vectorised CPU
+    sum over a contiguous last dim (AVX2: vectors of 4 doubles), so that the result is PyTorch's to the bit.
+
+    Per row: the vectors v_m = x[4m : 4m + 4] are split among 4 accumulators (v_0, v_4, ... into the first,
+    v_1, v_5, ... into the second, ...), cascading every 2^max(4, ceil(log2 n) // 4) steps into 3 higher
+    levels; leftover vectors go to the first; the 4 accumulators are added up; then the tail elements past
+    the last full vector are summed from 0, and the 4 lanes of the vector total added to that one by one."""
+    rows, k = x.shape
+    lanes, ilp, levels = 4, 4, 4
+    n_vec = k // lanes
+    vec = lambda m: x[:, m * lanes:(m + 1) * lanes]
+    n_ilp = n_vec // ilp
+    zero = namespace(x).zeros((rows, lanes))
+    acc = [[zero] * ilp for _ in range(levels)]
+    if n_ilp:
+        power = max(4, (n_ilp - 1).bit_length() // levels)
+        step, mask = 1 << power, (1 << power) - 1
+        i = 0
+        while i + step <= n_ilp:
+            for _ in range(step):
+                acc[0] = [acc[0][r] + vec(ilp * i + r) for r in range(ilp)]
+                i += 1
+            for j in range(1, levels):
+                acc[j] = [acc[j][r] + acc[j - 1][r] for r in range(ilp)]
+                acc[j - 1] = [zero] * ilp
+                if i & (mask << (j * power)):
+                    break
+        for i in range(i, n_ilp):
+            acc[0] = [acc[0][r] + vec(ilp * i + r) for r in range(ilp)]
+        for j in range(1, levels):
+            acc[0] = [acc[0][r] + acc[j][r] for r in range(ilp)]
+    total = acc[0][0]
+    for m in range(n_ilp * ilp, n_vec):
+        total = total + vec(m)
+    for r in range(1, ilp):
+        total = total + acc[0][r]
+    out = namespace(x).zeros(rows)
+    for c in range(n_vec * lanes, k):
+        out = out + x[:, c]
+    for lane in range(lanes):
+        out = out + total[:, lane]
+    return out
+
+
 def _sample_dirichlet(input, generator=None):
     """``torch._sample_dirichlet``: gammas drawn in double (the alphas widened), normalised over the last
     dim, cast back and kept inside [tiny, nextafter(1, 0)], as ATen's ``_s_dirichlet_cpu``."""
@@ -1358,7 +1403,11 @@ def _sample_dirichlet(input, generator=None):
     else:
         g = _standard_gamma_values(a, _f64, generator)
     g = xp.maximum(g, np.finfo(_f64).tiny)
-    r = (g / g.sum(-1, keepdims=True)).astype(a.dtype)
+    if _on_device(gen) or g.ndim == 0:
+        total = g.sum(-1, keepdims=True)
+    else:
+        total = _aten_row_sums(g.reshape(-1, g.shape[-1])).reshape(g.shape[:-1] + (1,))
+    r = (g / total).astype(a.dtype)
     top = np.nextafter(a.dtype.type(1), a.dtype.type(0))
     return _finish_like(xp.minimum(top, xp.maximum(np.finfo(a.dtype).tiny, r)).astype(a.dtype), input)
 
