@@ -649,3 +649,18 @@ def test_samplers_and_distributions_on_each_device(device):
         assert s.device.type == device, type(dist).__name__
         assert bool(dist.support.check(s).all()), type(dist).__name__
         assert dist.log_prob(s).device.type == device
+
+
+def test_random_op_errors(torch):
+    cases = [lambda L: L._standard_gamma(L.ones(2, dtype=L.half)), lambda L: L._standard_gamma(L.ones(2, dtype=L.long)),
+             lambda L: L._sample_dirichlet(L.ones(2, dtype=L.half)),
+             lambda L: L.binomial(L.ones(2, dtype=L.half), L.ones(2, dtype=L.half)),
+             lambda L: L.binomial(L.ones(2, dtype=L.long), L.ones(2, dtype=L.long)),
+             lambda L: L.binomial(L.ones(2), L.ones(2, dtype=L.float64)),
+             lambda L: L.binomial(L.ones(2), L.ones(3))]
+    for make in cases:
+        with pytest.raises(Exception) as theirs:
+            make(torch)
+        with pytest.raises(type(theirs.value)) as ours:
+            make(pt)
+        assert str(ours.value) == str(theirs.value)

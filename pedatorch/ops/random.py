@@ -1327,12 +1327,21 @@ def _standard_gamma_values(alpha, out_dtype, generator=None):
     return namespace(alpha).asarray(out, dtype=_f64).reshape(alpha.shape)
 
 
+def _kernel_dtype_or_raise(np_dt, kernel, gen):
+    """ATen's CPU gamma/dirichlet/binomial kernels are written for float and double only (the CUDA ones for
+    the half types too)."""
+    if _on_device(gen):
+        _float_dtype_or_raise(np_dt, kernel.replace("cpu", "cuda"), complex_ok=False)
+    elif np_dt not in (_f32, _f64):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_word(np_dt)}'")
+
+
 def _standard_gamma(input, generator=None):
     """``torch._standard_gamma``: x ~ Gamma(input, 1) elementwise (no gradient recorded here; the
     distributions wrap it in an autograd Function).  On CUDA tensors: the device generator's draws."""
     gen = _generator_for(generator, None if input.is_cpu else input.device)
     a = input._data
-    _float_dtype_or_raise(a.dtype, "gamma_cpu", complex_ok=False)
+    _kernel_dtype_or_raise(a.dtype, "gamma_cpu", gen)
     if _on_device(gen):
         xp = namespace(a)
         valid = a > 0
@@ -1396,7 +1405,7 @@ def _sample_dirichlet(input, generator=None):
     dim, cast back and kept inside [tiny, nextafter(1, 0)], as ATen's ``_s_dirichlet_cpu``."""
     gen = _generator_for(generator, None if input.is_cpu else input.device)
     a = input._data
-    _float_dtype_or_raise(a.dtype, "dirichlet", complex_ok=False)
+    _kernel_dtype_or_raise(a.dtype, "dirichlet", gen)
     xp = namespace(a)
     if _on_device(gen):
         g = gen.standard_gamma(xp.where(a > 0, a, 1.0).astype(_f64))
@@ -1492,8 +1501,11 @@ def binomial(count, prob, generator=None):
     gen = _generator_for(generator, None if count.is_cpu else count.device)
     c_arr, p_arr = count._data, prob._data
     if not _is_float(c_arr.dtype):
-        raise NotImplementedError(f"\"binomial_cpu\" not implemented for '{_type_word(c_arr.dtype)}'")
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {_type_word(c_arr.dtype)}")
     shape = broadcast_shapes_or_raise(c_arr.shape, p_arr.shape)
+    if p_arr.dtype != c_arr.dtype:
+        raise RuntimeError(f"Found dtype {_type_word(p_arr.dtype)} but expected {_type_word(c_arr.dtype)}")
+    _kernel_dtype_or_raise(c_arr.dtype, "binomial_cpu", gen)
     xp = namespace(c_arr, p_arr)
     if _on_device(gen):
         cc = xp.broadcast_to(c_arr, shape).astype(_f64)
