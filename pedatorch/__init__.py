@@ -39,6 +39,7 @@ from ._dtype import result_type_of as _result_type_of
 from . import cuda  # noqa: F401
 from ._random import manual_seed, seed, initial_seed, Generator, get_rng_state, set_rng_state, default_generator
 from .ops.random import *  # noqa: F401,F403
+from .ops.random import _sample_dirichlet  # noqa: F401  (torch._sample_dirichlet)
 from ._tensor_str import set_printoptions, get_printoptions, printoptions  # noqa: F401
 
 import builtins as _builtins
@@ -199,6 +200,7 @@ def set_deterministic_debug_mode(mode):
 from . import nn, optim, utils  # noqa: E402,F401  (torch.nn, torch.optim, torch.utils.data as in PyTorch)
 from .utils import checkpoint as _checkpoint, data as _data  # noqa: E402,F401  (torch.utils.data, .checkpoint)
 from . import accelerator, backends, distributions, mps, onnx, serialization, testing, xpu  # noqa: E402,F401
+from .distributions.gamma import _standard_gamma  # noqa: E402,F401  (torch._standard_gamma: differentiable)
 from . import func  # noqa: E402,F401
 from . import amp, jit  # noqa: E402,F401  (mixed precision; tracing)
 from .amp import autocast, GradScaler  # noqa: E402,F401

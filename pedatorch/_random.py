@@ -391,6 +391,10 @@ class DeviceDraws:
         """Gamma(alpha, 1) for the float64 device array ``alpha`` (float64, alpha's shape)."""
         return self._draw("standard_gamma", alpha)
 
+    def binomial(self, n, p):
+        """Binomial(n, p) for the int64 device array ``n`` and float64 ``p`` (int64, their shape)."""
+        return self._draw("binomial", n, p)
+
 
 def _device_generator(generator, device):
     """What a random op on CUDA device ``device`` (a ``pedatorch.device``) draws from: ``DeviceDraws`` over

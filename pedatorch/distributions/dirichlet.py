@@ -1,8 +1,10 @@
 """The Dirichlet distribution: random probability vectors."""
-from .._dtype import finfo
-from .._tensor import Size
+from .._dtype import finfo, float64
+from .._tensor import Size, Tensor
+from ..autograd import Function
 from ..nn.functional import one_hot
 from ..ops.elementwise import where
+from ..ops.random import _aten_row_sums
 from ..ops.special import digamma, lgamma
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -12,17 +14,38 @@ from .utils import _xlogy
 __all__ = ["Dirichlet"]
 
 
+class _GammaTotal(Function):
+    """sum(G) over the last dim (keepdim), added in the order of PyTorch's CPU sum kernel, so that the
+    normalised float64 draws agree to the last bit; its gradient is that of any sum (grad, expanded)."""
+    node_name = "SumBackward1"
+
+    @staticmethod
+    def forward(ctx, gammas):
+        ctx.shape = gammas.shape
+        g = gammas.detach()
+        if not g.is_cpu or g.dim() == 0:
+            return g.sum(-1, keepdim=True)
+        arr = g._data
+        return Tensor._make(_aten_row_sums(arr.reshape(-1, arr.shape[-1])).reshape(arr.shape[:-1] + (1,)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.expand(ctx.shape)
+
+
 def _sample_dirichlet(concentration):
     """x = G / sum(G) with independent G_i ~ Gamma(alpha_i, 1): a Dirichlet(alpha) sample.
 
-    Written with Tensor ops on top of the reparameterised gamma draws, so autograd carries the gradient
-    dx/dalpha through the division (the gammas' implicit gradients, then the normalisation).
+    As PyTorch's ``_sample_dirichlet`` does, the gammas are drawn and normalised in float64 (the alphas
+    widened first) and the result cast back, so the samples are PyTorch's for the same seed.  Written with
+    Tensor ops on top of the reparameterised gamma draws, so autograd carries the gradient dx/dalpha through
+    the division (the gammas' implicit gradients, then the normalisation).
     """
-    gammas = _standard_gamma(concentration)
-    x = gammas / gammas.sum(-1, keepdim=True)
+    gammas = _standard_gamma(concentration.to(float64))
+    x = (gammas / _GammaTotal.apply(gammas)).to(concentration.dtype)
     # keep every coordinate inside (0, 1) as PyTorch does; on the detached data, so nothing is recorded
     limits = finfo(x.dtype)
-    x.detach().clamp_(min=limits.tiny, max=1 - limits.eps)
+    x.detach().clamp_(min=limits.tiny, max=1 - limits.eps / 2)
     return x
 
 
@@ -37,8 +60,8 @@ class Dirichlet(ExponentialFamily):
     ``rsample`` normalises gamma draws, x = G / sum(G), and differentiates through that construction (the
     gammas carry implicit reparameterisation gradients).  PyTorch instead applies the implicit gradient of
     the Dirichlet itself (``_dirichlet_grad``, a function of x and alpha only).  Both are unbiased
-    reparameterisation gradients with the same expectation, but per sample they differ, and the samples
-    for a seed differ too.
+    reparameterisation gradients with the same expectation, but per sample they differ (the samples for a
+    seed are PyTorch's).
 
     Example::
 

@@ -1,70 +1,19 @@
 """The gamma distribution, its sampler, and the implicit reparameterisation gradient of its samples."""
 import numpy as np
 
-from .._dtype import finfo, float64
-from .._random import _device_generator
+from .._dtype import finfo
 from .._tensor import Size, Tensor
 from ..autograd import Function
 from ..backend import namespace
 from ..ops.creation import as_tensor
 from ..ops.elementwise import exp, log
-from ..ops.random import rand, randn
+from ..ops.random import _standard_gamma as _sample_standard_gamma
 from ..ops.special import digamma, _digamma, igamma, lgamma
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import _is_number, _xlogy, broadcast_all
 
 __all__ = ["Gamma"]
-
-
-# ====================================================================== sampling Gamma(alpha, 1)
-
-def _sample_standard_gamma(alpha):
-    """Draws x ~ Gamma(alpha, 1) for every entry of the float64 array ``alpha`` (Marsaglia & Tsang, 2000).
-
-    For alpha >= 1, with d = alpha - 1/3 and c = 1 / sqrt(9 d): draw z ~ N(0, 1), u ~ U(0, 1),
-    v = (1 + c z)^3, and accept x = d v when v > 0 and log u < z^2 / 2 + d (1 - v + log v)
-    (the cheap test u < 1 - 0.0331 z^4 accepts most draws first).  Rejected entries are drawn again.
-    For alpha < 1: x = Gamma(alpha + 1) * u^(1/alpha) ("boosting").
-
-    The uniforms and normals come from pedatorch's generator, so ``manual_seed`` makes this
-    reproducible (the numbers differ from PyTorch's, which draws one entry at a time).
-
-    This is the CPU's sampler (a host array ``alpha``); CUDA tensors draw on their device
-    (``_sample_standard_gamma_device``).
-    """
-    xp = namespace(alpha)
-    alpha = alpha.astype(np.float64).reshape(-1)
-    out = xp.full(alpha.shape, np.nan)
-    valid = alpha > 0                                     # NaN / non-positive alpha gives NaN
-    boost = xp.ones_like(alpha)
-    small = valid & (alpha < 1)
-    if small.any():
-        u = 1 - rand(int(small.sum()), dtype=float64)._data     # in (0, 1]
-        boost[small] = u ** (1 / alpha[small])
-    a = xp.where(small, alpha + 1, alpha)
-    d = a - 1 / 3
-    c = 1 / xp.sqrt(9 * xp.where(valid, d, 1))
-    pending = xp.flatnonzero(valid)
-    while pending.size:
-        z = randn(pending.size, dtype=float64)._data
-        u = 1 - rand(pending.size, dtype=float64)._data
-        v = (1 + c[pending] * z) ** 3
-        with np.errstate(invalid="ignore", divide="ignore"):
-            accept = (v > 0) & ((u < 1 - 0.0331 * z ** 4) |
-                                (xp.log(u) < 0.5 * z ** 2 + d[pending] * (1 - v + xp.log(v))))
-        out[pending[accept]] = d[pending[accept]] * v[accept]
-        pending = pending[~accept]
-    return out * boost
-
-
-def _sample_standard_gamma_device(alpha, device):
-    """Gamma(alpha, 1) draws on a CUDA device, from the device generator's ``standard_gamma`` (cupy's
-    Marsaglia-Tsang kernel), for the float64 device array ``alpha``; NaN where alpha is not positive."""
-    xp = namespace(alpha)
-    valid = alpha > 0
-    x = _device_generator(None, device).standard_gamma(xp.where(valid, alpha, 1.0))
-    return xp.where(valid, x, np.nan)
 
 
 # ====================================================================== d sample / d alpha
@@ -130,19 +79,19 @@ def _wilson_hilferty_grad(a, x):
 
 class _StandardGamma(Function):
     """x ~ Gamma(alpha, 1) with the implicit reparameterisation gradient (Figurnov et al., 2018):
-    forward samples, backward returns grad * dx/dalpha (see ``_standard_gamma_grad``)."""
+    forward samples, backward returns grad * dx/dalpha (see ``_standard_gamma_grad``).
+
+    The sampler is ``ops.random._standard_gamma``: on the CPU ATen's per-element Marsaglia-Tsang loop (for
+    alpha >= 1, d = alpha - 1/3, c = 1 / sqrt(9 d): draw z ~ N(0, 1) until v = (1 + c z)^3 > 0, u ~ U(0, 1),
+    accept d v when u < 1 - 0.0331 z^4 or log u < z^2 / 2 + d (1 - v + log v); below 1 the boost
+    Gamma(alpha + 1) * u^(1/alpha)), drawing PyTorch's numbers in PyTorch's order; on CUDA the device
+    generator's gamma draws.
+    """
     node_name = "StandardGammaBackward0"
 
     @staticmethod
-    def forward(ctx, concentration):
-        arr = concentration.detach()._data
-        if concentration.is_cpu:
-            x = _sample_standard_gamma(arr).reshape(arr.shape)
-        else:
-            x = _sample_standard_gamma_device(arr.astype(np.float64), concentration.device)
-        tiny = np.finfo(arr.dtype).tiny
-        x = namespace(x).maximum(x.astype(arr.dtype), tiny)   # as PyTorch: never exactly 0 (log x stays finite)
-        sample = Tensor._make(x)
+    def forward(ctx, concentration, generator=None):
+        sample = _sample_standard_gamma(concentration.detach(), generator)
         ctx.save_for_backward(concentration, sample)
         return sample
 
@@ -150,12 +99,13 @@ class _StandardGamma(Function):
     def backward(ctx, grad):
         concentration, sample = ctx.saved_tensors
         dx_dalpha = _standard_gamma_grad(concentration.detach()._data, sample.detach()._data)
-        return grad * Tensor._make(dx_dalpha.astype(grad._data.dtype))
+        return grad * Tensor._make(dx_dalpha.astype(grad._data.dtype)), None
 
 
-def _standard_gamma(concentration):
-    """A Gamma(concentration, 1) sample of the same shape, differentiable w.r.t. ``concentration``."""
-    return _StandardGamma.apply(concentration)
+def _standard_gamma(concentration, generator=None):
+    """``torch._standard_gamma``: a Gamma(concentration, 1) sample of the same shape, differentiable w.r.t.
+    ``concentration``."""
+    return _StandardGamma.apply(concentration, generator)
 
 
 # ====================================================================== the CDF
@@ -196,7 +146,7 @@ class Gamma(ExponentialFamily):
     reparameterisation gradient dx/dalpha = -(dF/dalpha) / p(x), computed here from the series of the
     incomplete gamma function: exact to ~1e-13 where PyTorch's ``_standard_gamma_grad`` uses approximations
     good to ~1e-4, so gradients agree with PyTorch's to about that relative accuracy.  The samples
-    themselves (Marsaglia-Tsang) differ from PyTorch's for the same seed.
+    themselves are PyTorch's for the same seed (its Marsaglia-Tsang sampler, draw for draw).
 
     Example::
 

@@ -2093,7 +2093,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     require_tensor("isclose", other)
     if isinstance(other, Tensor) and input._data.dtype != other._data.dtype:
-        raise RuntimeError(f"{input.dtype} did not match {other.dtype}")
+        raise RuntimeError(f"{_type_word(input._data.dtype)} did not match {_type_word(other._data.dtype)}")
     o = other._data if isinstance(other, Tensor) else other
     if isinstance(other, Tensor):
         broadcast_shapes_or_raise(input._data.shape, o.shape)  # (PyTorch's words, not numpy's ValueError)

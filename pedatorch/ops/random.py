@@ -22,7 +22,10 @@ numbers agree bit for bit with PyTorch's on x86-64 Linux.  The recipes:
 * ``exponential_``: -log1p(-u) / lambda; ``geometric_``: ceil(log(u) / log1p(-p)); ``cauchy_``:
   fma(sigma, tan(pi (u - 1/2)), median); ``log_normal_``: exp of a scalar-path normal; ``bernoulli``:
   u < p; ``multinomial``: cumulative-sum search (with replacement) or argmax/topk of p / Exp(1)
-  (without); ``poisson``: ATen's rejection sampler (Hoermann's PTRS for rate >= 10).
+  (without); ``poisson``: ATen's rejection sampler (Hoermann's PTRS for rate >= 10); ``_standard_gamma``
+  and ``_sample_dirichlet``: ATen's Marsaglia-Tsang sampler, one element at a time, its normals from the
+  scalar ``normal_distribution<double>`` (which shares the generator's cached Box-Muller spare);
+  ``binomial``: ATen's (TensorFlow's) inversion for count * p < 10, BTRS (Hoermann 1993) above.
 
 In-place kernels visit the elements in memory order (as TensorIterator does), so a transposed tensor
 gets the same numbers in the same memory cells as in PyTorch.
@@ -57,7 +60,7 @@ from ._util import register, write_out, _type_word, broadcast_shapes_or_raise, s
 from .creation import _size_arg, _finish, empty_like
 from .._dtype import is_float_np
 
-__all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson",
+__all__ = ["rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson", "binomial",
            "rand_like", "randn_like", "randint_like"]
 
 _f32 = np.float32
@@ -1247,6 +1250,279 @@ def poisson(input, generator=None):
     finally:
         stream.close()
     return _finish_like(namespace(lam).asarray(vals, dtype=_f64).astype(lam.dtype).reshape(lam.shape), input)
+
+
+_THIRD_F = float(_f32(1.0) / _f32(3.0))   # ``1.0f / 3.0f``: the float constant, widened to double
+_C0331_F = float(_f32(0.0331))              # ``0.0331f``
+
+
+class _ScalarDraws:
+    """ATen's per-element samplers' two sources, over one ``_DoubleStream``: ``uniform()`` is
+    ``uniform_real_distribution<double>(0, 1)``, ``normal()`` is ``normal_distribution<double>(0, 1)``:
+    the generator's cached spare if it has one, else Box-Muller on two uniforms (cos returned, sin kept)."""
+
+    def __init__(self, gen):
+        self.gen = gen
+        self.stream = gen._double_stream()
+
+    def uniform(self):
+        return self.stream.next()
+
+    def normal(self):
+        gen = self.gen
+        if gen._next_double is not None:
+            v, gen._next_double = gen._next_double, None
+            return v
+        u1 = self.stream.next()
+        u2 = self.stream.next()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        gen._next_double = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def close(self):
+        self.stream.close()
+
+
+def _gamma_one(draws, alpha, single):
+    """ATen's ``sample_gamma<scalar_t, double>`` (Marsaglia & Tsang 2000, boosted below alpha = 1).
+    ``single``: scalar_t is float, so the steps C writes in float are rounded to float32 here too."""
+    if not alpha > 0:                 # PyTorch loops forever on NaN or negative alpha; we answer NaN
+        return 0.0 if alpha == 0 else math.nan
+    scale = 1.0
+    if alpha < 1.0:
+        u = draws.uniform()
+        inv = float(_f32(1.0) / _f32(alpha)) if single else 1.0 / alpha
+        scale *= (1 - u) ** inv
+        alpha = float(_f32(alpha) + _f32(1.0)) if single else alpha + 1.0
+    d = float(_f32(alpha) - _f32(_THIRD_F)) if single else alpha - _THIRD_F
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = draws.normal()
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1 - draws.uniform()
+        xx = x * x
+        if u < 1.0 - _C0331_F * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def _standard_gamma_values(alpha, out_dtype, generator=None):
+    """Gamma(alpha, 1) draws for every entry of the host array ``alpha`` in C order, as ATen's
+    ``_s_gamma_cpu`` (``out_dtype`` float32: scalar_t float) or ``_s_dirichlet_cpu`` (float64 throughout)
+    draws them; a float64 array of the same shape, before the final cast and clamp."""
+    gen = _get_generator(generator)
+    single = np.dtype(out_dtype) != _f64
+    vals = alpha.astype(_f32 if single else _f64).reshape(-1).tolist()
+    draws = _ScalarDraws(gen)
+    try:
+        out = [_gamma_one(draws, a, single) for a in vals]
+    finally:
+        draws.close()
+    return namespace(alpha).asarray(out, dtype=_f64).reshape(alpha.shape)
+
+
+def _kernel_dtype_or_raise(np_dt, kernel, gen):
+    """ATen's CPU gamma/dirichlet/binomial kernels are written for float and double only (the CUDA ones for
+    the half types too)."""
+    if _on_device(gen):
+        _float_dtype_or_raise(np_dt, kernel.replace("cpu", "cuda"), complex_ok=False)
+    elif np_dt not in (_f32, _f64):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_word(np_dt)}'")
+
+
+def _standard_gamma(input, generator=None):
+    """``torch._standard_gamma``: x ~ Gamma(input, 1) elementwise (no gradient recorded here; the
+    distributions wrap it in an autograd Function).  On CUDA tensors: the device generator's draws."""
+    gen = _generator_for(generator, None if input.is_cpu else input.device)
+    a = input._data
+    _kernel_dtype_or_raise(a.dtype, "gamma_cpu", gen)
+    if _on_device(gen):
+        xp = namespace(a)
+        valid = a > 0
+        x = gen.standard_gamma(xp.where(valid, a, 1.0).astype(_f64))
+        x = xp.where(valid, x, xp.where(a == 0, 0.0, np.nan))
+    else:
+        x = _standard_gamma_values(a, a.dtype, generator)
+    tiny = np.finfo(a.dtype).tiny
+    with np.errstate(invalid="ignore"):
+        x = namespace(x).maximum(x.astype(a.dtype), tiny)   # std::max(min, sample): never exactly 0
+    return _finish_like(x, input)
+
+
+def _aten_row_sums(x):
+    """The sums of the rows of the 2-D float64 host array ``x``, added in the order of ATen's vectorised CPU
+    sum over a contiguous last dim (AVX2: vectors of 4 doubles), so that the result is PyTorch's to the bit.
+
+    Per row: the vectors v_m = x[4m : 4m + 4] are split among 4 accumulators (v_0, v_4, ... into the first,
+    v_1, v_5, ... into the second, ...), cascading every 2^max(4, ceil(log2 n) // 4) steps into 3 higher
+    levels; leftover vectors go to the first; the 4 accumulators are added up; then the tail elements past
+    the last full vector are summed from 0, and the 4 lanes of the vector total added to that one by one."""
+    rows, k = x.shape
+    lanes, ilp, levels = 4, 4, 4
+    n_vec = k // lanes
+    vec = lambda m: x[:, m * lanes:(m + 1) * lanes]
+    n_ilp = n_vec // ilp
+    zero = namespace(x).zeros((rows, lanes))
+    acc = [[zero] * ilp for _ in range(levels)]
+    if n_ilp:
+        power = max(4, (n_ilp - 1).bit_length() // levels)
+        step, mask = 1 << power, (1 << power) - 1
+        i = 0
+        while i + step <= n_ilp:
+            for _ in range(step):
+                acc[0] = [acc[0][r] + vec(ilp * i + r) for r in range(ilp)]
+                i += 1
+            for j in range(1, levels):
+                acc[j] = [acc[j][r] + acc[j - 1][r] for r in range(ilp)]
+                acc[j - 1] = [zero] * ilp
+                if i & (mask << (j * power)):
+                    break
+        for i in range(i, n_ilp):
+            acc[0] = [acc[0][r] + vec(ilp * i + r) for r in range(ilp)]
+        for j in range(1, levels):
+            acc[0] = [acc[0][r] + acc[j][r] for r in range(ilp)]
+    total = acc[0][0]
+    for m in range(n_ilp * ilp, n_vec):
+        total = total + vec(m)
+    for r in range(1, ilp):
+        total = total + acc[0][r]
+    out = namespace(x).zeros(rows)
+    for c in range(n_vec * lanes, k):
+        out = out + x[:, c]
+    for lane in range(lanes):
+        out = out + total[:, lane]
+    return out
+
+
+def _sample_dirichlet(input, generator=None):
+    """``torch._sample_dirichlet``: gammas drawn in double (the alphas widened), normalised over the last
+    dim, cast back and kept inside [tiny, nextafter(1, 0)], as ATen's ``_s_dirichlet_cpu``."""
+    gen = _generator_for(generator, None if input.is_cpu else input.device)
+    a = input._data
+    _kernel_dtype_or_raise(a.dtype, "dirichlet", gen)
+    xp = namespace(a)
+    if _on_device(gen):
+        g = gen.standard_gamma(xp.where(a > 0, a, 1.0).astype(_f64))
+    else:
+        g = _standard_gamma_values(a, _f64, generator)
+    g = xp.maximum(g, np.finfo(_f64).tiny)
+    if _on_device(gen) or g.ndim == 0:
+        total = g.sum(-1, keepdims=True)
+    else:
+        total = _aten_row_sums(g.reshape(-1, g.shape[-1])).reshape(g.shape[:-1] + (1,))
+    r = (g / total).astype(a.dtype)
+    top = np.nextafter(a.dtype.type(1), a.dtype.type(0))
+    return _finish_like(xp.minimum(top, xp.maximum(np.finfo(a.dtype).tiny, r)).astype(a.dtype), input)
+
+
+def _stirling_tail(k):
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+_STIRLING_TAIL = [0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                  0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                  0.00925546218271273, 0.00833056343336287]
+
+
+def _binomial_inversion(draws, count, prob, S):
+    """Count geometric waiting times (ceil(log U / log(1 - p))) until they pass ``count``."""
+    logprob = float(S(math.log1p(-prob))) if prob < 1 else -math.inf
+    geom_sum, num_geom = 0.0, 0.0
+    while True:
+        u = draws.uniform()
+        g = math.log(u) / logprob if u > 0 else math.inf
+        geom = math.ceil(g) if g < math.inf else g         # (ceil of inf would raise)
+        geom_sum += geom
+        if geom_sum > count:
+            return num_geom
+        num_geom += 1
+
+
+def _btrs(draws, count, prob, S):
+    """Hoermann's BTRS (transformed rejection with squeeze), as ATen writes it.  ``S`` rounds what C computes
+    in scalar_t (float32 for float tensors): the products of count and prob."""
+    stddev = math.sqrt(float(S(S(count) * S(prob) * S(1 - S(prob)))))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    c = float(S(S(count) * S(prob))) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(S(S(prob) / S(1 - S(prob))))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor(float(S(S(count + 1) * S(prob))))
+    while True:
+        U = draws.uniform() - 0.5
+        V = draws.uniform()
+        us = 0.5 - abs(U)
+        k = float(S(math.floor((2 * a / us + b) * U + c)))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and V <= v_r:
+            return k
+        V = math.log(V * alpha / (a / (us * us) + b)) if V > 0 else -math.inf
+        upperbound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+                      + (count + 1) * math.log((count - m + 1) / (count - k + 1))
+                      + (k + 0.5) * math.log(r * (count - k + 1) / (k + 1))
+                      + _stirling_tail(m) + _stirling_tail(count - m) - _stirling_tail(k) - _stirling_tail(count - k))
+        if V <= upperbound:
+            return k
+
+
+def _binomial_one(draws, count, prob, S):
+    """ATen's sample_binomial: 0 / count at the edges, BTRS when count * min(p, 1-p) >= 10, else inversion."""
+    if not math.isfinite(count):      # (PyTorch loops forever on a NaN or infinite count)
+        return math.nan
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return count
+    if prob <= 0.5:
+        if float(S(S(count) * S(prob))) >= 10.0:
+            return _btrs(draws, count, prob, S)
+        return _binomial_inversion(draws, count, prob, S)
+    if prob > 0.5:
+        q = float(S(1.0 - prob))
+        if float(S(S(count) * S(q))) >= 10.0:
+            return count - _btrs(draws, count, q, S)
+        return count - _binomial_inversion(draws, count, q, S)
+    return math.nan
+
+
+def binomial(count, prob, generator=None):
+    """Samples from Binomial(count, prob) elementwise (``count`` and ``prob`` broadcast; float tensors)."""
+    gen = _generator_for(generator, None if count.is_cpu else count.device)
+    c_arr, p_arr = count._data, prob._data
+    if not _is_float(c_arr.dtype):
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {_type_word(c_arr.dtype)}")
+    shape = broadcast_shapes_or_raise(c_arr.shape, p_arr.shape)
+    if p_arr.dtype != c_arr.dtype:
+        raise RuntimeError(f"Found dtype {_type_word(p_arr.dtype)} but expected {_type_word(c_arr.dtype)}")
+    _kernel_dtype_or_raise(c_arr.dtype, "binomial_cpu", gen)
+    xp = namespace(c_arr, p_arr)
+    if _on_device(gen):
+        cc = xp.broadcast_to(c_arr, shape).astype(_f64)
+        pp = xp.broadcast_to(p_arr, shape).astype(_f64)
+        ok = (cc > 0) & (pp > 0) & (pp < 1)
+        v = gen.binomial(xp.where(ok, cc, 0).astype(np.int64), xp.where(ok, pp, 0.5)).astype(_f64)
+        v = xp.where(ok, v, xp.where(pp >= 1, cc, 0.0))
+        return _finish_like(v.astype(c_arr.dtype), count)
+    S = _f32 if c_arr.dtype != _f64 else float
+    cs = np.broadcast_to(to_host(c_arr), shape).astype(_f64).reshape(-1).tolist()
+    ps = np.broadcast_to(to_host(p_arr).astype(c_arr.dtype), shape).astype(_f64).reshape(-1).tolist()
+    draws = _ScalarDraws(gen)
+    try:
+        vals = [_binomial_one(draws, c, p, S) for c, p in zip(cs, ps)]
+    finally:
+        draws.close()
+    return _finish_like(xp.asarray(vals, dtype=_f64).astype(c_arr.dtype).reshape(shape), count)
 
 
 # ====================================================================== Tensor methods
