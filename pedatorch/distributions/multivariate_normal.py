@@ -16,12 +16,9 @@ __all__ = ["MultivariateNormal"]
 
 
 def _solve_lower(L, B):
-    """X with L X = B for lower-triangular L (batch dims broadcast).
-
-    pedatorch has no ``linalg.solve_triangular`` yet; a general solve on ``L.tril()`` gives the same X, and
-    like a triangular solve it reads (and sends gradients to) the lower triangle only.
-    """
-    return linalg.solve(L.tril(), B)
+    """X with L X = B for lower-triangular L (batch dims broadcast): ``linalg.solve_triangular``, as PyTorch's
+    distributions solve; it reads (and sends gradients to) the lower triangle only."""
+    return linalg.solve_triangular(L, B, upper=False)
 
 
 def _batch_mv(bmat, bvec):
