@@ -41,3 +41,13 @@ def test_std_mean_double_backward_of_a_transposed_input():
     x = torch.tensor(np.random.default_rng(0).standard_normal((3, 2, 2)), requires_grad=True)
     assert gradgradcheck(lambda t: torch.std_mean(t.transpose(-2, -1), dim=0, keepdim=True), (x,))
     assert gradgradcheck(lambda t: torch.std_mean(t.transpose(-2, -1), dim=(0, 2)), (x,))
+
+
+def test_constant_pad_that_only_crops_keeps_the_layout():
+    """ATen's constant_pad_nd with no positive pad narrows and clones (preserve_format): a transposed input
+    keeps its layout (fuzzer round 10: F.pad(x, (0, 0)) on a transposed x)."""
+    for pads in [(0, 0), (-1, 0), (0, -1, -1, 0), (-1, 1)]:
+        ours = torch.constant_pad_nd(torch.ones(3, 4).t(), pads)
+        theirs = pt.constant_pad_nd(pt.ones(3, 4).t(), pads)
+        assert ours.stride() == theirs.stride() and ours.shape == theirs.shape
+    assert torch.nn.functional.pad(torch.ones(3, 4).t(), (0, 0)).stride() == (1, 4)

@@ -21,7 +21,7 @@ from .._tensor import Tensor
 from ..autograd.function import ArrayFunction, before_checks
 from ._util import wrap_dim, wrap_dims, register, write_out, shape_str, broadcast_shapes_or_raise, \
     result_np_dtype, _type_word, needed
-from .._layout import _empty_preserving_layout, in_format
+from .._layout import _empty_preserving_layout, in_format, copy_in_format
 from ..backend import namespace, device_namespace, scatter_add, CPU_BACKEND
 from .shape import Diagonal, DiagonalEmbed, IndexEmbed, UnsafeView, _Ctx
 
@@ -442,6 +442,8 @@ class ConstantPadNd(ArrayFunction):
             src[d] = slice(max(-left, 0), max(-left, 0) + kept)
             dst[d] = slice(max(left, 0), max(left, 0) + kept)
             shape[d] = size + left + right
+        if all(p <= 0 for p in pad):   # only cropping: ATen narrows and clones (preserve_format: x's layout kept)
+            return copy_in_format(x[tuple(src)], "preserve_format")
         with np.errstate(invalid="ignore", over="ignore"):
             # a host scalar of x's dtype, converted as numpy converts (C casts: -1 -> 255 for uint8)
             fill = CPU_BACKEND.xp.asarray(value).astype(x.dtype)[()]
