@@ -41,6 +41,7 @@ from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
 from ..backend import namespace
 from ._util import register, wrap_dim, _type_word
+from .creation import ones, zeros
 from .elementwise import conj, real
 from .manip import constant_pad_nd, pad as _pad
 from .shape import narrow, as_strided, UnfoldGrad, view_as_real, view_as_complex
@@ -250,16 +251,25 @@ def _opt(v):
     return "None" if v is None else str(int(v)) if isinstance(v, bool) else str(v)
 
 
+_LEGACY = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+           "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
 def _type_string(t):
-    """ATen's ``toString()`` of a tensor's type: CPUFloatType, CPUComplexDoubleType, ..."""
-    name = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-            "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int64": "Long", "int32": "Int",
-            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(t._data.dtype.name, "?")
-    return ("CUDA" if t.is_cuda else "CPU") + name + "Type"
+    """ATen's ``toString()`` of a tensor's type, as its error messages print it: the legacy class name
+    (torch.FloatTensor, torch.cuda.DoubleTensor) where there is one, else CPUComplexFloatType, ..."""
+    name = t._data.dtype.name
+    if name in _LEGACY:
+        return ("torch.cuda." if t.is_cuda else "torch.") + _LEGACY[name] + "Tensor"
+    word = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(name, _type_word(t._data.dtype))
+    return ("CUDA" if t.is_cuda else "CPU") + word + "Type"
 
 
 def _sizes(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+_WARNED = {"window": False, "real": False, "length": False}
 
 
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
@@ -275,7 +285,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         input = input.view(input.shape[-signal_dim:])
     hop_length = n_fft >> 2 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
-    if window is None:
+    if window is None and not _WARNED["window"]:   # (PyTorch warns once per process)
+        _WARNED["window"] = True
         warnings.warn("A window was not provided. A rectangular window will be applied,which is known to cause "
                       "spectral leakage. Other windows such as torch.hann_window or torch.hamming_window are "
                       "recommended to reduce spectral leakage.To suppress this warning and use a rectangular "
@@ -285,7 +296,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         w = "None" if window is None else f"{_type_string(window)}{{{_sizes(window.shape)}}}"
         return (f"stft({_type_string(input)}{_sizes(input.shape)}, n_fft={n_fft}, hop_length={hop_length}, "
                 f"win_length={win_length}, window={w}, normalized={int(normalized)}, onesided={_opt(onesided)}, "
-                f"return_complex={_opt(return_complex)}) ")
+                f"return_complex={_opt(return_complex)}, align_to_window={_opt(align_to_window)}) ")
 
     complex_result = input.is_complex() or (window is not None and window.is_complex())
     if return_complex is None and not complex_result:
@@ -306,7 +317,8 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if window is not None and (window.dim() != 1 or window.shape[0] != win_length):
         raise RuntimeError(repr_() + f": expected a 1D window tensor of size equal to win_length={win_length}, "
                            f"but got window with size {_sizes(window.shape)}")
-    if return_complex is False and not complex_result:
+    if return_complex is False and not complex_result and not _WARNED["real"]:
+        _WARNED["real"] = True
         warnings.warn("stft with return_complex=False is deprecated. In a future pytorch release, stft will "
                       "return complex tensors for all inputs, and return_complex=False will raise an error.\n"
                       "Note: you can still call torch.view_as_real on the complex output to recover the old "
@@ -315,15 +327,20 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         return_complex = complex_result
     if win_length < n_fft:   # a shorter window sits in the middle of the frame, zeros around it
         left = (n_fft - win_length) // 2
+        padded = zeros(n_fft, dtype=(x if window is None else window).dtype, device=x.device)
         if window is None:
-            from .creation import ones
-            window = ones(win_length, dtype=x.dtype, device=x.device)
-        window = constant_pad_nd(window, (left, n_fft - win_length - left))
-    n_frames = 1 + ((length - win_length) if align_to_window else (length - n_fft)) // hop_length
+            padded.narrow(0, left, win_length).fill_(1)
+        else:
+            padded.narrow(0, left, win_length).copy_(window)
+        window = padded
+    if align_to_window:   # frames start where the (centred) window starts: pad so that frame 0 begins at t = 0
+        n_frames = 1 + (length - win_length) // hop_length
+        x = _pad(x, [(n_fft - win_length) // 2] * 2, "constant")
+    else:
+        n_frames = 1 + (length - n_fft) // hop_length
     # the frames as a strided view (time to columns): frame m starts at sample m * hop_length
     st = x.stride()
-    frames = as_strided(x, (batch, n_frames, n_fft), (st[0], hop_length * st[1], st[1]),
-                        x.storage_offset() + (((n_fft - win_length) // 2) * st[1] if align_to_window else 0))
+    frames = as_strided(x, (batch, n_frames, n_fft), (st[0], hop_length * st[1], st[1]))
     if window is not None:
         frames = frames * window
     normalization = NORM_BY_ROOT_N if normalized else NORM_NONE
@@ -347,24 +364,24 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     the squared windows that overlap there (the window envelope)."""
     hop_length = n_fft >> 2 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
+    onesided_opt = onesided
 
     def repr_():
         w = "None" if window is None else f"{_type_string(window)}{{{_sizes(window.shape)}}}"
         return (f"istft({_type_string(input)}{_sizes(input.shape)}, n_fft={n_fft}, hop_length={hop_length}, "
                 f"win_length={win_length}, window={w}, center={int(center)}, normalized={int(normalized)}, "
-                f"onesided={_opt(onesided)}, length={_opt(length)}, return_complex={int(return_complex)}) ")
+                f"onesided={_opt(onesided_opt)}, length={_opt(length)}, return_complex={int(return_complex)}) ")
 
     if not input.is_complex():
         raise RuntimeError("istft requires a complex-valued input tensor matching the output from stft with "
                            "return_complex=True.")
     x = view_as_real(input)
     input_dim = x.dim()
+    n_frames, fft_size = x.size(-2), x.size(-3)
     if x.numel() == 0:
         raise RuntimeError(repr_() + ": input tensor cannot be empty.")
     if input_dim not in (3, 4):
-        raise RuntimeError(repr_() + ": expected a tensor with 3 or 4 dimensions of real, or 2 or 3 dimensions "
-                           f"of  complex, but got {input_dim}")
-    n_frames, fft_size = x.shape[-2], x.shape[-3]
+        raise RuntimeError(repr_() + f": expected a tensor with 3 or 4 dimensions, but got {input_dim}")
     expected_len = n_fft + hop_length * (n_frames - 1)
     onesided = fft_size != n_fft if onesided is None else onesided
     if onesided and n_fft // 2 + 1 != fft_size:
@@ -380,7 +397,6 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if window is not None and (window.dim() != 1 or window.shape[0] != win_length):
         raise RuntimeError(repr_() + ": Invalid window shape. window has to be 1D and length of `win_length`")
     if window is None:
-        from .creation import ones
         window = ones(win_length, dtype=x.dtype, device=x.device)
     if win_length != n_fft:
         left = (n_fft - win_length) // 2
@@ -408,15 +424,16 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     end = start + length if length is not None else -(n_fft // 2) if center else expected_len
     y = y[:, start:end]
     envelope = envelope[:, start:end]
-    if bool((envelope.abs().min() < 1e-11).item()):
-        raise RuntimeError("istft(" + repr_()[6:] + ": window overlap add min: " +
-                           f"{float(envelope.abs().min().item()):g}")
+    if bool((envelope.abs().min() < 1e-11).item()):   # (PyTorch prints the bool tensor of this test)
+        raise RuntimeError(repr_() + "window overlap add min: 1\n[ CPUBoolType{} ]")
     y = y / envelope
     if input_dim == 3:
         y = y.squeeze(0)
     if end > expected_len:
-        warnings.warn("The length of signal is shorter than the length parameter. Result is being padded with "
-                      "zeros in the tail. Please check your center and hop_length settings.", UserWarning)
+        if not _WARNED["length"]:
+            _WARNED["length"] = True
+            warnings.warn("The length of signal is shorter than the length parameter. Result is being padded with "
+                          "zeros in the tail. Please check your center and hop_length settings.", UserWarning)
         y = constant_pad_nd(y, (0, end - expected_len))
     return y
 
