@@ -425,3 +425,96 @@ def test_stft_istft_gradcheck():
 def test_stft_requires_return_complex_for_real_input():
     with pytest.raises(RuntimeError, match="stft requires the return_complex parameter be given for real inputs"):
         pt.stft(pt.ones(16), 8)
+
+
+# ---------------------------------------------------------------- torch.signal.windows
+
+WINDOWS = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine", "general_hamming",
+           "hamming", "hann", "kaiser", "nuttall"]
+
+
+@pytest.mark.parametrize("name", WINDOWS)
+def test_windows_against_torch(torch, name):
+    extra = {"general_cosine": {"a": [0.5, 0.3, 0.2]}}.get(name, {})
+    for M in (0, 1, 2, 5, 8):
+        for kw in ({}, {"sym": False}, {"dtype": "float64"}, {"requires_grad": True}, {"dtype": "float16"},
+                   {"dtype": "int64"}):
+            def fn(lib, kw=kw):
+                k = dict(kw, **extra)
+                if "dtype" in k:
+                    k["dtype"] = getattr(lib, k["dtype"])
+                return getattr(lib.signal.windows, name)(M, **k)
+            check_same(torch, fn, [], grad=False)
+    check_same(torch, lambda lib: getattr(lib.signal.windows, name)(-1, **extra), [], grad=False)
+
+
+WINDOW_ARGS = {
+    "exponential center": lambda lib: lib.signal.windows.exponential(7, center=2.0, tau=3.0, sym=False),
+    "exponential center sym": lambda lib: lib.signal.windows.exponential(7, center=2.0),
+    "exponential tau": lambda lib: lib.signal.windows.exponential(7, tau=0),
+    "gaussian std": lambda lib: lib.signal.windows.gaussian(9, std=2.5, sym=False),
+    "gaussian bad std": lambda lib: lib.signal.windows.gaussian(9, std=-1),
+    "kaiser beta": lambda lib: lib.signal.windows.kaiser(9, beta=4.0, sym=False, dtype=lib.float64),
+    "kaiser bad beta": lambda lib: lib.signal.windows.kaiser(9, beta=-1.0),
+    "general_hamming alpha": lambda lib: lib.signal.windows.general_hamming(6, alpha=0.6),
+    "general_cosine empty": lambda lib: lib.signal.windows.general_cosine(6, a=[]),
+    "general_cosine not a list": lambda lib: lib.signal.windows.general_cosine(6, a=3),
+    "hann is hann_window": lambda lib: lib.signal.windows.hann(8, sym=False) - lib.hann_window(8),
+}
+
+
+@pytest.mark.parametrize("case", list(WINDOW_ARGS))
+def test_window_arguments_against_torch(torch, case):
+    check_same(torch, WINDOW_ARGS[case], [], grad=False)
+
+
+# ---------------------------------------------------------------- torch.gradient
+
+def _gradient_cases():
+    rng = np.random.default_rng(14)
+    a2, a1, ai = rng.standard_normal((4, 5)), rng.standard_normal(6), rng.integers(-5, 5, (4, 5))
+    x5, x4 = np.cumsum(rng.random(5) + 0.1), np.cumsum(rng.random(4) + 0.1)
+    yield "1-D", a1, lambda L, x: L.gradient(x)
+    yield "2-D", a2, lambda L, x: L.gradient(x)
+    yield "spacing", a2, lambda L, x: L.gradient(x, spacing=2.0)
+    yield "dim", a2, lambda L, x: L.gradient(x, dim=1)
+    yield "dims and spacings", a2, lambda L, x: L.gradient(x, dim=[1, 0], spacing=[0.5, 3])
+    yield "edge_order 2", a2, lambda L, x: L.gradient(x, edge_order=2)
+    yield "coordinates", a2, lambda L, x: L.gradient(x, spacing=(L.tensor(x4), L.tensor(x5)))
+    yield "coordinates edge_order 2", a2, lambda L, x: L.gradient(x, spacing=[L.tensor(x5)], dim=1, edge_order=2)
+    yield "int", ai, lambda L, x: L.gradient(x)
+    yield "int edge_order 2", ai, lambda L, x: L.gradient(x, edge_order=2, spacing=2)
+    yield "float32", a2.astype(np.float32), lambda L, x: L.gradient(x, spacing=0.5, edge_order=2)
+    yield "complex", a2 + 1j * a2, lambda L, x: L.gradient(x)
+    yield "scalar spacing, dim list", a2, lambda L, x: L.gradient(x, spacing=3, dim=[0, 1])
+    yield "edge_order 3", a2, lambda L, x: L.gradient(x, edge_order=3)
+    yield "spacing length", a2, lambda L, x: L.gradient(x, spacing=[1., 2., 3.])
+    yield "spacing and dim lengths", a2, lambda L, x: L.gradient(x, spacing=[1., 2.], dim=0)
+    yield "too short", a2[:, :2], lambda L, x: L.gradient(x, edge_order=2)
+    yield "dim out of range", a2, lambda L, x: L.gradient(x, dim=2)
+    yield "repeated dim", a2, lambda L, x: L.gradient(x, dim=(0, 0))
+    yield "uint8", ai.astype(np.uint8), lambda L, x: L.gradient(x)
+    yield "2-D coordinates", a2, lambda L, x: L.gradient(x, spacing=[L.ones(2, 5)], dim=0)
+
+
+GRADIENT_CASES = {label: (arr, fn) for label, arr, fn in _gradient_cases()}
+
+
+@pytest.mark.parametrize("case", list(GRADIENT_CASES))
+def test_gradient_against_torch(torch, case):
+    arr, fn = GRADIENT_CASES[case]
+    check_same(torch, lambda lib, x: lib.stack(fn(lib, x)), [arr])   # (a tuple: stacked to compare at once)
+    res = [fn(lib, lib.tensor(arr, requires_grad=arr.dtype.kind in "fc")) for lib in (pt, torch)] \
+        if case not in ("edge_order 3", "spacing length", "spacing and dim lengths", "too short", "dim out of range",
+                        "repeated dim", "uint8", "2-D coordinates") else None
+    if res:   # each tensor of the tuple: its grad_fn chain
+        assert [chain(t) for t in res[0]] == [chain(t) for t in res[1]]
+
+
+def test_gradient_gradcheck():
+    rng = np.random.default_rng(15)
+    x = pt.tensor(rng.standard_normal((4, 5)), requires_grad=True)
+    c = pt.tensor(np.cumsum(rng.random(5) + 0.1), requires_grad=True)
+    assert gradcheck(lambda t: pt.gradient(t, edge_order=2), (x,))
+    assert gradcheck(lambda t, s: pt.gradient(t, spacing=[s], dim=1, edge_order=2), (x, c))
+    assert gradgradcheck(lambda t, s: pt.gradient(t, spacing=[s], dim=1), (x, c))
