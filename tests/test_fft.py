@@ -93,15 +93,15 @@ def test_namespace_matches_torch(torch):
 
 # ---------------------------------------------------------------- transforms against torch
 
-ONE_DIM_KW = [{}, {"n": 3}, {"n": 9}, {"dim": 0}, {"norm": "ortho"}, {"norm": "forward"}, {"norm": "backward"},
+ONE_DIM_KW = [{}, {"n": 3}, {"n": 9}, {"dim": 0}, {"norm": "ortho"}, {"norm": "forward"},
               {"n": 8, "norm": "forward", "dim": 0}, {"n": 1}]
 
 
 @pytest.mark.parametrize("name", ONE_DIM)
 def test_one_dim_against_torch(torch, name):
     rng = np.random.default_rng(1)
-    for shape in [(6,), (4, 5)]:
-        for dtype in ["float32", "float64", "complex64", "complex128", "int64"]:
+    for shape, dtypes in [((6,), ["float32", "complex128", "int64"]), ((4, 5), ["float64", "complex64"])]:
+        for dtype in dtypes:
             a = _array(rng, shape, dtype)
             for kw in ONE_DIM_KW:
                 check_same(torch, lambda lib, x: getattr(lib.fft, name)(x, **kw), [a])
@@ -119,12 +119,13 @@ def _n_dim_kwargs(ndim):
 @pytest.mark.parametrize("name", N_DIM)
 def test_n_dim_against_torch(torch, name):
     rng = np.random.default_rng(2)
-    for shape, dtypes in [((5,), ["float64"]), ((4, 5), ["float32", "complex128", "int64"]),
-                          ((3, 4, 5), ["float64", "complex64"])]:
+    for shape, dtypes in [((5,), ["float64"]), ((4, 5), ["float32", "complex128"]),
+                          ((3, 4, 5), ["complex64" if name not in REAL_ONLY else "float64"])]:
         for dtype in dtypes:
             a = _array(rng, shape, dtype)
             for kw in _n_dim_kwargs(len(shape)):
                 check_same(torch, lambda lib, x: getattr(lib.fft, name)(x, **kw), [a])
+    check_same(torch, lambda lib, x: getattr(lib.fft, name)(x), [_array(rng, (4, 5), "int64")])
 
 
 @pytest.mark.parametrize("name", ["fft", "rfft", "fft2", "fftn", "rfftn", "irfftn", "hfftn", "ihfftn", "ifft2"])
