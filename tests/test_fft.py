@@ -519,3 +519,33 @@ def test_gradient_gradcheck():
     assert gradcheck(lambda t: pt.gradient(t, edge_order=2), (x,))
     assert gradcheck(lambda t, s: pt.gradient(t, spacing=[s], dim=1, edge_order=2), (x, c))
     assert gradgradcheck(lambda t, s: pt.gradient(t, spacing=[s], dim=1), (x, c))
+
+
+# ---------------------------------------------------------------- devices
+
+def test_on_each_device(device):
+    """Every family on the CPU and on CUDA (a GPU, or the stand-in backend): same values, the result and
+    the gradient on the input's device."""
+    rng = np.random.default_rng(16)
+    a = rng.standard_normal((4, 6))
+    names = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "rfftn", "irfftn", "hfftn", "ihfftn",
+             "fftshift"]
+    for name in names:
+        outs = []
+        for dev in ("cpu", device):
+            x = pt.tensor(a, device=dev, requires_grad=True)
+            y = getattr(pt.fft, name)(x)
+            assert y.device.type == dev
+            (y.abs() if y.is_complex() else y).sum().backward()
+            assert x.grad.device.type == dev
+            outs.append((y.detach().cpu().numpy(), x.grad.cpu().numpy()))
+        np.testing.assert_allclose(outs[0][0], outs[1][0], atol=1e-10)
+        np.testing.assert_allclose(outs[0][1], outs[1][1], atol=1e-10)
+    assert pt.fft.fftfreq(5, device=device).device.type == device
+    w = pt.hann_window(8, dtype=pt.float64, device=device)
+    x = pt.tensor(a[0].repeat(4), device=device)
+    s = pt.stft(x, 8, hop_length=2, window=w, return_complex=True)
+    assert s.device.type == device
+    np.testing.assert_allclose(pt.istft(s, 8, hop_length=2, window=w).cpu().numpy(), x.cpu().numpy(), atol=1e-10)
+    assert pt.signal.windows.kaiser(5, device=device).device.type == device
+    assert all(g.device.type == device for g in pt.gradient(pt.tensor(a, device=device)))

@@ -81,7 +81,7 @@ def _batched(x, dims, transform):
     perm = batch + list(dims)
     axes = tuple(range(len(batch), x.ndim))
     out = xp.ascontiguousarray(transform(x.transpose(perm), axes))
-    return out.transpose(np.argsort(perm))
+    return out.transpose(tuple(sorted(range(x.ndim), key=perm.__getitem__)))   # (the inverse permutation)
 
 
 def c2c_kernel(x, dims, normalization, forward):
