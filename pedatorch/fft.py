@@ -58,10 +58,12 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rf
 
 # ====================================================================== argument checks
 
-def _check_args(fname, input, n=None, dim=None, n_name="n", one_dim=True):
+def _check_args(fname, input, n=None, dim=None, norm=None, n_name="n", one_dim=True):
     """PyTorch's argument parser: a Tensor input, an int ``n`` (a list of ints ``s``), an int ``dim``."""
     if not isinstance(input, Tensor):
         raise TypeError(f"fft_{fname}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if norm is not None and not isinstance(norm, str):
+        raise TypeError(f"fft_{fname}(): argument 'norm' must be str, not {type(norm).__name__}")
     for name, v in ((n_name, n), ("dim", dim)):
         if v is None:
             continue
@@ -141,7 +143,7 @@ def _c2r(fname, input, n, dim, norm, forward, out):
 
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D DFT along ``dim`` (complex result; a real input takes the r2c kernel, both halves kept)."""
-    _check_args("fft", input, n, dim)
+    _check_args("fft", input, n, dim, norm)
     if input.is_complex():
         return _c2c("fft", input, n, dim, norm, True, out)
     return _r2c("fft", input, n, dim, norm, True, False, out)
@@ -149,7 +151,7 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
 
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D inverse DFT along ``dim``."""
-    _check_args("ifft", input, n, dim)
+    _check_args("ifft", input, n, dim, norm)
     if input.is_complex():
         return _c2c("ifft", input, n, dim, norm, False, out)
     return _r2c("ifft", input, n, dim, norm, False, False, out)
@@ -157,25 +159,25 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):
 
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D DFT of a real signal: the n // 2 + 1 non-negative frequencies."""
-    _check_args("rfft", input, n, dim)
+    _check_args("rfft", input, n, dim, norm)
     return _r2c("rfft", input, n, dim, norm, True, True, out)
 
 
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The inverse of ``rfft``: a one-sided spectrum to a real signal of length n (default 2 * (m - 1))."""
-    _check_args("irfft", input, n, dim)
+    _check_args("irfft", input, n, dim, norm)
     return _c2r("irfft", input, n, dim, norm, False, out)
 
 
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The DFT of a one-sided Hermitian signal: a real spectrum of length n (default 2 * (m - 1))."""
-    _check_args("hfft", input, n, dim)
+    _check_args("hfft", input, n, dim, norm)
     return _c2r("hfft", input, n, dim, norm, True, out)
 
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The inverse of ``hfft``: the one-sided inverse DFT of a real signal."""
-    _check_args("ihfft", input, n, dim)
+    _check_args("ihfft", input, n, dim, norm)
     return _r2c("ihfft", input, n, dim, norm, False, True, out)
 
 
@@ -226,7 +228,7 @@ def _c2r_shape_and_dims(fname, input, s, dim):
 
 
 def _fftn_c2c(fname, input, s, dim, norm, forward, out):
-    _check_args(fname, input, s, dim, "s", one_dim=False)
+    _check_args(fname, input, s, dim, norm, "s", one_dim=False)
     shape, dims = _shape_and_dims(input, s, dim)
     x = promote_fft(input, require_complex=True)
     x = resize_fft_input(x, dims, shape)
@@ -256,7 +258,7 @@ def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 
 
 def _rfftn(fname, input, s, dim, norm, out):
-    _check_args(fname, input, s, dim, "s", one_dim=False)
+    _check_args(fname, input, s, dim, norm, "s", one_dim=False)
     if input.is_complex():
         raise RuntimeError(f"rfftn expects a real-valued input tensor, but got {_type_word(input._data.dtype)}")
     shape, dims = _shape_and_dims(input, s, dim)
@@ -278,7 +280,7 @@ def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 
 
 def _irfftn(fname, input, s, dim, norm, out):
-    _check_args(fname, input, s, dim, "s", one_dim=False)
+    _check_args(fname, input, s, dim, norm, "s", one_dim=False)
     shape, dims, last_dim_size = _c2r_shape_and_dims("irfftn", input, s, dim)
     x = resize_fft_input(promote_fft(input, require_complex=True), dims, shape)
     normalization = norm_mode(norm, False)
@@ -296,7 +298,7 @@ def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 
 
 def _hfftn(fname, input, s, dim, norm, out):
-    _check_args(fname, input, s, dim, "s", one_dim=False)
+    _check_args(fname, input, s, dim, norm, "s", one_dim=False)
     shape, dims, last_dim_size = _c2r_shape_and_dims("hfftn", input, s, dim)
     x = resize_fft_input(promote_fft(input, require_complex=True), dims, shape)
     normalization = norm_mode(norm, True)
@@ -316,7 +318,7 @@ def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 
 
 def _ihfftn(fname, input, s, dim, norm, out):
-    _check_args(fname, input, s, dim, "s", one_dim=False)
+    _check_args(fname, input, s, dim, norm, "s", one_dim=False)
     shape, dims = _shape_and_dims(input, s, dim)
     if not shape:
         raise RuntimeError("ihfftn must transform at least one axis")
@@ -345,20 +347,24 @@ def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 
 # ====================================================================== frequencies and shifts
 
-def _freq(fname, count_of, n, d, out, dtype, device, requires_grad):
+def _freq(fname, size, values_of, n, d, out, dtype, device, requires_grad):
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+        raise TypeError(f"fft_{fname}(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     dt = out.dtype if out is not None and dtype is None else dtype or D.get_default_dtype()
     if not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError(f"{fname} requires a floating point or complex dtype")
     if dt.is_complex:
         raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_type_word(dt.np)}'")
-    if n < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    if size < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {size}: [{size}]")
     xp = device_namespace(None if device is None else as_device(device))
-    k = count_of(xp, n)
-    # ATen: arange in the dtype, then one multiply by 1 / (n d) (half types compute in float32)
+    k = values_of(xp, size)
+    # ATen: arange in the dtype, then one multiply by the C double 1 / (n d) (inf for n d = 0; half types
+    # compute in float32)
     compute = np.dtype(np.float32) if dt.np.itemsize == 2 else dt.np
-    scale = compute.type(1.0 / (n * d)) if n else compute.type(0)
-    values = (k.astype(dt.np).astype(compute) * scale).astype(dt.np)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        scale = compute.type(np.float64(1.0) / np.float64(n * d))
+        values = (k.astype(dt.np).astype(compute) * scale).astype(dt.np)
     result = _finish(values, device, requires_grad)
     return result if out is None else write_out(out, result)
 
@@ -366,16 +372,17 @@ def _freq(fname, count_of, n, d, out, dtype, device, requires_grad):
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The frequency of each bin of a length-n ``fft`` with sample spacing d:
     [0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1] / (n d)."""
-    def count(xp, n):
-        k = xp.arange(n, dtype=np.float64)
-        return xp.where(k < (n + 1) // 2, k, k - n)
-    return _freq("fftfreq", count, n, d, out, dtype, device, requires_grad)
+    def values(xp, size):
+        k = xp.arange(size, dtype=np.float64)
+        return xp.where(k < (size + 1) // 2, k, k - size)
+    return _freq("fftfreq", n, values, n, d, out, dtype, device, requires_grad)
 
 
 def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The frequency of each bin of a length-n ``rfft``: [0, 1, ..., n // 2] / (n d)."""
-    return _freq("rfftfreq", lambda xp, n: xp.arange(n // 2 + 1 if n >= 0 else 0, dtype=np.float64), n, d, out,
-                 dtype, device, requires_grad)
+    half = n // 2 if n >= 0 else -(-n // 2)   # (ATen's n / 2 rounds towards zero)
+    return _freq("rfftfreq", half + 1, lambda xp, size: xp.arange(size, dtype=np.float64), n, d, out, dtype,
+                 device, requires_grad)
 
 
 def _shifted(input, dim, shift_of):
