@@ -26,7 +26,9 @@ def chain(y):
 
 def _values(t):
     t = t.detach()
-    return t.resolve_conj().numpy() if hasattr(t, "resolve_conj") else t.numpy()
+    if not t.is_complex():
+        return t.double().numpy()   # (torch has no numpy() for bfloat16)
+    return t.resolve_conj().numpy()
 
 
 def _array(rng, shape, dtype):
