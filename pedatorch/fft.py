@@ -43,7 +43,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import as_device
 from ._tensor import Tensor
-from .autograd.grad_mode import _state
+from .autograd.grad_mode import _state, no_grad
 from .backend import device_namespace
 from .ops._util import wrap_dims, write_out, _type_word
 from .ops.creation import _finish
@@ -94,6 +94,18 @@ def _finish_out(out, result, primitive):
     return write_out(out, result)
 
 
+def _conj_out(out, r):
+    """The inverse r2c transforms (ifft and ihfft of a real input) end in ATen's ``conj_physical_out``: its
+    out= must have the result's dtype, and it does not refuse inputs that require grad (PyTorch's out then
+    carries a NotImplemented grad_fn; here it is a plain tensor)."""
+    if out is None:
+        return conj(r)
+    if out.dtype is not r.dtype:
+        raise RuntimeError(f"Found dtype {_type_word(out._data.dtype)} but expected {_type_word(r._data.dtype)}")
+    with no_grad():
+        return write_out(out, conj(r))
+
+
 def _n_points(n):
     if n < 1:
         raise RuntimeError(f"Invalid number of data points ({n}) specified")
@@ -125,7 +137,7 @@ def _r2c(fname, input, n, dim, norm, forward, onesided, out):
     normalization = norm_mode(norm, forward)
     r = FftR2C.apply(x, (d,), normalization, onesided)
     # the inverse direction of a real signal: the conjugate of the forward one (ATen has no r2c inverse)
-    return _finish_out(out, r if forward else conj(r), "_fft_r2c" if forward else "conj_physical")
+    return _finish_out(out, r, "_fft_r2c") if forward else _conj_out(out, r)
 
 
 def _c2r(fname, input, n, dim, norm, forward, out):
@@ -330,7 +342,7 @@ def _ihfftn(fname, input, s, dim, norm, out):
     # inverse c2c transform of the others
     tmp = FftR2C.apply(x, dims[-1:], normalization, True)
     if len(dims) == 1:
-        return _finish_out(out, conj(tmp), "conj_physical")
+        return _conj_out(out, tmp)
     tmp = conj_physical(tmp)
     _check_out("ihfftn", out, True)
     return _finish_out(out, FftC2C.apply(tmp, dims[:-1], normalization, False), "_fft_c2c")
