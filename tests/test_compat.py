@@ -1,13 +1,13 @@
 """Real-world-style PyTorch programs, run unchanged under PyTorch and under pedatorch, must print the same.
 
-Each program in tests/compat/ (NN_*.py) is a standalone script written against ``import torch`` in the style
-of the official tutorials and examples (tensors, autograd, a micrograd MLP, the quickstart, a CNN, RNNs, a
-char-level GPT, a VAE, REINFORCE, LBFGS, lazy modules, numpy-style code, device-agnostic boilerplate,
-Transformers, checkpointing, AMP, a GAN, the data-loading utilities, signal processing with torch.fft).  They
-are seeded with manual_seed and print losses, accuracies, sampled tokens and tensors: pedatorch reproduces PyTorch's CPU random streams.
-tests/compat/_launch.py runs a program with ``torch`` bound to PyTorch, or to pedatorch through an import
-hook that answers ``import torch.X`` with ``pedatorch.X``; each library runs in its own subprocess (the two
-side by side).
+Each program in tests/compat/ (NN_*.py) is a standalone script written against ``import torch`` in the style of
+the official tutorials and examples (tensors, autograd, a micrograd MLP, the quickstart, a CNN, RNNs, a char-level
+GPT, a VAE, REINFORCE, LBFGS, lazy modules, numpy-style code, device-agnostic boilerplate, Transformers,
+checkpointing, AMP, a GAN, the data-loading utilities, signal processing with torch.fft). They are seeded with
+manual_seed and print losses, accuracies, sampled tokens and tensors: pedatorch reproduces PyTorch's CPU random
+streams. tests/compat/_launch.py runs a program with ``torch`` bound to PyTorch, or to pedatorch through an import
+hook that answers ``import torch.X`` with ``pedatorch.X``; each library runs in its own subprocess (the two side
+by side).
 
 The outputs are compared line by line by tests/compat/_compare.py: identical lines, or the same text
 with every number within rtol=1e-4 plus one unit in its last printed digit (float32 summation order
