@@ -43,6 +43,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import as_device
 from ._tensor import Tensor
+from .autograd.function import before_checks
 from .autograd.grad_mode import _state, no_grad
 from .backend import device_namespace
 from .ops._util import wrap_dims, write_out, _type_word
@@ -59,7 +60,9 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rf
 # ====================================================================== argument checks
 
 def _check_args(fname, input, n=None, dim=None, norm=None, n_name="n", one_dim=True):
-    """PyTorch's argument parser: a Tensor input, an int ``n`` (a list of ints ``s``), an int ``dim``."""
+    """PyTorch's argument parser: a Tensor input, an int ``n`` (a list of ints ``s``), an int ``dim``, a str
+    ``norm``.  Returns the input as the op computes with it: inside ``autocast`` on the CPU, PyTorch casts the
+    input of fft_fft, fft_rfft, ... (not of the hfft2/ihfft2/hfftn/ihfftn family) to float32 first."""
     if not isinstance(input, Tensor):
         raise TypeError(f"fft_{fname}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if norm is not None and not isinstance(norm, str):
@@ -73,6 +76,7 @@ def _check_args(fname, input, n=None, dim=None, norm=None, n_name="n", one_dim=T
         if not ok:
             kind = "int" if one_dim else "tuple of ints"
             raise TypeError(f"fft_{fname}(): argument '{name}' must be {kind}, not {type(v).__name__}")
+    return before_checks(f"fft_{fname}", input)[0]
 
 
 def _check_out(fname, out, want_complex):
@@ -155,7 +159,7 @@ def _c2r(fname, input, n, dim, norm, forward, out):
 
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D DFT along ``dim`` (complex result; a real input takes the r2c kernel, both halves kept)."""
-    _check_args("fft", input, n, dim, norm)
+    input = _check_args("fft", input, n, dim, norm)
     if input.is_complex():
         return _c2c("fft", input, n, dim, norm, True, out)
     return _r2c("fft", input, n, dim, norm, True, False, out)
@@ -163,7 +167,7 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
 
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D inverse DFT along ``dim``."""
-    _check_args("ifft", input, n, dim, norm)
+    input = _check_args("ifft", input, n, dim, norm)
     if input.is_complex():
         return _c2c("ifft", input, n, dim, norm, False, out)
     return _r2c("ifft", input, n, dim, norm, False, False, out)
@@ -171,25 +175,25 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):
 
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D DFT of a real signal: the n // 2 + 1 non-negative frequencies."""
-    _check_args("rfft", input, n, dim, norm)
+    input = _check_args("rfft", input, n, dim, norm)
     return _r2c("rfft", input, n, dim, norm, True, True, out)
 
 
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The inverse of ``rfft``: a one-sided spectrum to a real signal of length n (default 2 * (m - 1))."""
-    _check_args("irfft", input, n, dim, norm)
+    input = _check_args("irfft", input, n, dim, norm)
     return _c2r("irfft", input, n, dim, norm, False, out)
 
 
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The DFT of a one-sided Hermitian signal: a real spectrum of length n (default 2 * (m - 1))."""
-    _check_args("hfft", input, n, dim, norm)
+    input = _check_args("hfft", input, n, dim, norm)
     return _c2r("hfft", input, n, dim, norm, True, out)
 
 
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The inverse of ``hfft``: the one-sided inverse DFT of a real signal."""
-    _check_args("ihfft", input, n, dim, norm)
+    input = _check_args("ihfft", input, n, dim, norm)
     return _r2c("ihfft", input, n, dim, norm, False, True, out)
 
 
@@ -240,7 +244,7 @@ def _c2r_shape_and_dims(fname, input, s, dim):
 
 
 def _fftn_c2c(fname, input, s, dim, norm, forward, out):
-    _check_args(fname, input, s, dim, norm, "s", one_dim=False)
+    input = _check_args(fname, input, s, dim, norm, "s", one_dim=False)
     shape, dims = _shape_and_dims(input, s, dim)
     x = promote_fft(input, require_complex=True)
     x = resize_fft_input(x, dims, shape)
@@ -270,7 +274,7 @@ def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 
 
 def _rfftn(fname, input, s, dim, norm, out):
-    _check_args(fname, input, s, dim, norm, "s", one_dim=False)
+    input = _check_args(fname, input, s, dim, norm, "s", one_dim=False)
     if input.is_complex():
         raise RuntimeError(f"rfftn expects a real-valued input tensor, but got {_type_word(input._data.dtype)}")
     shape, dims = _shape_and_dims(input, s, dim)
@@ -292,7 +296,7 @@ def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 
 
 def _irfftn(fname, input, s, dim, norm, out):
-    _check_args(fname, input, s, dim, norm, "s", one_dim=False)
+    input = _check_args(fname, input, s, dim, norm, "s", one_dim=False)
     shape, dims, last_dim_size = _c2r_shape_and_dims("irfftn", input, s, dim)
     x = resize_fft_input(promote_fft(input, require_complex=True), dims, shape)
     normalization = norm_mode(norm, False)
@@ -310,7 +314,7 @@ def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 
 
 def _hfftn(fname, input, s, dim, norm, out):
-    _check_args(fname, input, s, dim, norm, "s", one_dim=False)
+    input = _check_args(fname, input, s, dim, norm, "s", one_dim=False)
     shape, dims, last_dim_size = _c2r_shape_and_dims("hfftn", input, s, dim)
     x = resize_fft_input(promote_fft(input, require_complex=True), dims, shape)
     normalization = norm_mode(norm, True)
@@ -330,7 +334,7 @@ def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 
 
 def _ihfftn(fname, input, s, dim, norm, out):
-    _check_args(fname, input, s, dim, norm, "s", one_dim=False)
+    input = _check_args(fname, input, s, dim, norm, "s", one_dim=False)
     shape, dims = _shape_and_dims(input, s, dim)
     if not shape:
         raise RuntimeError("ihfftn must transform at least one axis")

@@ -571,3 +571,19 @@ def test_on_each_device(device):
     np.testing.assert_allclose(pt.istft(s, 8, hop_length=2, window=w).cpu().numpy(), x.cpu().numpy(), atol=1e-10)
     assert pt.signal.windows.kaiser(5, device=device).device.type == device
     assert all(g.device.type == device for g in pt.gradient(pt.tensor(a, device=device)))
+
+
+def test_autocast_on_the_cpu_against_torch(torch):
+    """PyTorch's CPU autocast runs fft_fft ... fft_ihfft and stft in float32 (not hfft2/ihfft2/hfftn/ihfftn)."""
+    rng = np.random.default_rng(17)
+    a = rng.standard_normal((4, 8)).astype(np.float32)
+    for name in ONE_DIM + N_DIM + ["fftshift"]:
+        def fn(lib, x):
+            with lib.autocast("cpu", dtype=lib.bfloat16):
+                return getattr(lib.fft, name)(x.bfloat16())
+        check_same(torch, fn, [a], grad=False)
+
+    def spectrogram(lib, x):
+        with lib.autocast("cpu", dtype=lib.float16):
+            return lib.stft(x[0].half(), 4, window=lib.ones(4), return_complex=True)
+    check_same(torch, spectrogram, [a])

@@ -38,7 +38,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ..autograd.function import ArrayFunction
+from ..autograd.function import ArrayFunction, before_checks
 from ..backend import namespace
 from ._util import register, wrap_dim, _type_word
 from .creation import ones, zeros
@@ -298,6 +298,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                 f"win_length={win_length}, window={w}, normalized={int(normalized)}, onesided={_opt(onesided)}, "
                 f"return_complex={_opt(return_complex)}, align_to_window={_opt(align_to_window)}) ")
 
+    input, window = before_checks("stft", input, window)   # (autocast on the CPU: float32)
     complex_result = input.is_complex() or (window is not None and window.is_complex())
     if return_complex is None and not complex_result:
         raise RuntimeError("stft requires the return_complex parameter be given for real inputs, and will "
