@@ -587,3 +587,15 @@ def test_autocast_on_the_cpu_against_torch(torch):
         with lib.autocast("cpu", dtype=lib.float16):
             return lib.stft(x[0].half(), 4, window=lib.ones(4), return_complex=True)
     check_same(torch, spectrogram, [a])
+
+
+def test_integers_compute_in_the_default_dtype(torch):
+    for lib in (pt, torch):
+        old = lib.get_default_dtype()
+        lib.set_default_dtype(lib.float64)
+        try:
+            got = (lib.fft.fft(lib.arange(4)).dtype, lib.fft.irfft(lib.arange(4)).dtype,
+                   lib.fft.fftfreq(4).dtype, lib.signal.windows.hann(4).dtype)
+        finally:
+            lib.set_default_dtype(old)
+        assert [str(d).split(".")[-1] for d in got] == ["complex128", "float64", "float64", "float64"]
