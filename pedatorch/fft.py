@@ -46,7 +46,7 @@ from ._tensor import Tensor
 from .autograd.function import before_checks
 from .autograd.grad_mode import _state, no_grad
 from .backend import device_namespace
-from .ops._util import wrap_dims, write_out, _type_word
+from .ops._util import add_numpy_names, wrap_dims, write_out, _type_word
 from .ops.creation import _finish
 from .ops.elementwise import conj
 from .ops.manip import roll
@@ -418,3 +418,6 @@ def ifftshift(input, dim=None):
     """Undo ``fftshift``: roll by (size + 1) // 2."""
     return _shifted(input, dim, lambda n: (n + 1) // 2)
 
+
+
+add_numpy_names(globals())   # fft(x, axis=0), fftn(x, axis=(0,)): PyTorch's argument parser takes numpy's names

@@ -147,6 +147,14 @@ def test_strides_of_permuted_input_against_torch(torch, name):
             check_same(torch, lambda lib, x: fn(lib, x, kw), [arr])
 
 
+def test_numpy_argument_names(torch):
+    a = np.arange(12.).reshape(3, 4)
+    check_same(torch, lambda lib, x: lib.fft.fft(x, axis=0), [a])
+    check_same(torch, lambda lib, x: lib.fft.rfftn(x, axis=(0,)), [a])
+    check_same(torch, lambda lib, x: lib.fft.fftshift(x, axis=0), [a])
+    check_same(torch, lambda lib, x: lib.gradient(x, axis=0)[0], [a])
+
+
 def test_ifft_of_a_real_input_is_a_conjugate(torch):
     x = pt.tensor([1., 2., 3., 4.], requires_grad=True)
     assert type(pt.fft.ifft(x).grad_fn).__name__ == "ConjBackward0"
