@@ -42,7 +42,7 @@ from ..autograd.function import ArrayFunction, before_checks
 from ..backend import namespace
 from ._util import register, wrap_dim, _type_word
 from .creation import ones, zeros
-from .elementwise import conj, real
+from .elementwise import real
 from .manip import constant_pad_nd, pad as _pad
 from .shape import narrow, as_strided, UnfoldGrad, view_as_real, view_as_complex
 
