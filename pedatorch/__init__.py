@@ -30,6 +30,9 @@ from .ops.manip import *  # noqa: F401,F403
 from .ops.special import *  # noqa: F401,F403
 from . import linalg  # noqa: E402
 from . import special  # noqa: E402,F401
+from . import fft  # noqa: E402,F401  (torch.fft)
+from .ops.spectral import stft, istft  # noqa: E402,F401
+from . import signal  # noqa: E402,F401  (torch.signal.windows)
 from .ops import linalg_legacy as _linalg_legacy  # noqa: F401
 from .ops.linalg_legacy import *  # noqa: F401,F403
 from . import autograd

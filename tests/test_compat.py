@@ -6,7 +6,8 @@ char-level GPT, a VAE, REINFORCE, LBFGS, lazy modules, numpy-style code, device-
 Transformers, checkpointing, AMP, a GAN, the data-loading utilities; then the tutorials themselves: "What is
 torch.nn really?", "Learning PyTorch with Examples", the char-RNN name classifier and generator, word
 embeddings and the LSTM tagger, spatial transformers and neural style transfer, DCGAN, torch.func, the lr
-schedulers with label smoothing, seq2seq translation with attention, and the pruning tutorial).  They are seeded
+schedulers with label smoothing, seq2seq translation with attention, the pruning tutorial, and signal processing
+with torch.fft).  They are seeded
 with manual_seed and print losses, accuracies, sampled tokens and tensors: pedatorch reproduces PyTorch's CPU
 random streams.
 tests/compat/_launch.py runs a program with ``torch`` bound to PyTorch, or to pedatorch through an import

@@ -6,7 +6,7 @@
     3 autograd         graph, engine, Function, grad modes
     4 ops              every op (ops/, linalg, special, fft)
     5 library          nn, optim, distributions, func, data, checkpoint, serialization, testing, jit, onnx, amp
-                       (with cuda.amp and cpu.amp, its older spellings), vision
+                       (with cuda.amp and cpu.amp, its older spellings), vision, signal
     6 pictures         viz, grading
 
 Module-level imports must point down (or stay in their layer) and form no circle. Imports inside functions
@@ -28,7 +28,7 @@ LAYERS = [
     ("testing", 5), ("jit", 5), ("onnx", 5), ("amp", 5), ("cuda.amp", 5), ("cpu.amp", 5), ("vision", 5),
     ("safetensors", 5),
     ("hub", 5), ("library", 5), ("overrides", 5), ("random", 2), ("compiler", 5), ("multiprocessing", 5),
-    ("distributed", 5), ("profiler", 5),
+    ("distributed", 5), ("profiler", 5), ("signal", 5),
     ("viz", 6), ("grading", 6),
 ]
 

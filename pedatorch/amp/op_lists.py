@@ -94,6 +94,10 @@ CPU.update(dict.fromkeys([
     MseLoss, NllLoss, NllLoss2D, SmoothL1Loss, HuberLoss, SoftMarginLoss, MultiMarginLoss, MultilabelMarginLoss,
     CtcLoss, BinaryCrossEntropy, BinaryCrossEntropyWithLogits,
     *_COMPOSITE_LOSSES,
+    # the Fourier transforms (their front ends call before_checks; PyTorch's CPU list has no hfft2, ihfft2,
+    # hfftn, ihfftn: those refuse a bfloat16 input there)
+    "fft_fft", "fft_ifft", "fft_fft2", "fft_ifft2", "fft_fftn", "fft_ifftn", "fft_rfft", "fft_irfft", "fft_rfft2",
+    "fft_irfft2", "fft_rfftn", "fft_irfftn", "fft_hfft", "fft_ihfft", "stft",
 ], FP32))
 CPU.update(dict.fromkeys([Cat, Stack, IndexCopy], PROMOTE))
 # nn.RNN/GRU and a packed or projected nn.LSTM: PyTorch runs their cells as ops (see rnn_rule)

@@ -84,6 +84,8 @@ class StandinArray:
         if name.startswith("__"):   # __array_interface__, __array_struct__: numpy would convert through them
             raise AttributeError(name)
         value = getattr(self._a, name)
+        while name == "base" and value is not None and type(value) is not np.ndarray:
+            value = getattr(value, "base", None)   # (numpy's as_strided views hang off a DummyArray: its base)
         if callable(value):
             def method(*args, **kwargs):
                 return _wrap(value(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()}))

@@ -12,10 +12,11 @@
   random       rand, randn, randint, normal_, uniform_, ...
   conversion   .to(dtype/device)
   inplace      fill_, zero_
+  spectral     the FFT kernels (torch.fft is built on them), stft, istft
   special      lgamma, digamma, polygamma, i0, copysign, bincount, logcumsumexp, cov, ...
 """
 from . import (elementwise, shape, reduction, creation, conversion, join, inplace, indexing, linalg,  # noqa
-               sorting, manip, random, special)
+               sorting, manip, random, special, spectral)
 from ._util import add_numpy_names as _add_numpy_names  # noqa: E402
 from .._tensor import Tensor as _Tensor  # noqa: E402
 

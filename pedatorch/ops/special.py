@@ -16,10 +16,12 @@ from .._tensor import Tensor
 from .._layout import iterator_result
 from ..autograd.function import ArrayFunction
 from ._util import (broadcast_shapes_or_raise, promote, to_float, write_out, register, promote_to_float, require_tensor, _type_word,
-                    check_kernel_dtype, check_binary_kernel, needed)
+                    check_kernel_dtype, check_binary_kernel, needed, wrap_dim)
 from .._dtype import is_float_np, to_opmath
 from .elementwise import _not_implemented_name, where, _no_bool_sub, masked_grad, _ip as _inplace_twin
 from .creation import zero_grad
+from .join import cat
+from .scalar import MulScalar as Mul1, DivScalar as Div1
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "copysign", "heaviside", "gcd", "lcm", "ldexp",
            "frexp", "logaddexp2", "nextafter", "angle", "dist", "is_same_size", "is_nonzero", "bincount",
@@ -901,6 +903,92 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     return ((a + b) * d / 2).cumsum(dim)
 
 
+def _slice(t, dim, start, end=None):
+    return t[(slice(None),) * dim + (slice(start, end),)]
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Estimate the derivative of sampled values along each dim by finite differences (numpy.gradient):
+    a tuple with one tensor per dim, each of input's shape.
+
+    Inside, central differences: (f[k+1] - f[k-1]) / 2h, or for unevenly spaced coordinates x the
+    second-order three-point formula.  At the two edges, one-sided differences: first order
+    (f[1] - f[0]) / h with ``edge_order=1``, second order (-3/2 f[0] + 2 f[1] - 1/2 f[2]) / h with 2.
+    ``spacing``: one step h for every dim, a list of steps (one per dim), or a list of 1-D coordinate tensors.
+    Written with tensor ops (slices, arithmetic, cat), as ATen writes it: differentiable."""
+    nd = input.dim()
+    given_dim = dim
+    if dim is None:
+        dims = list(range(nd))
+    else:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+    if isinstance(spacing, (list, tuple)):
+        spacings = list(spacing)
+    else:
+        spacings = [spacing] * len(dims)
+        if spacing == 1 and given_dim is None:
+            spacings = None    # (no spacing given: the length check below is skipped, as in ATen)
+    # ATen's pre_check_gradient
+    if input.dtype is D.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    if spacings is not None and given_dim is None and len(spacings) != nd:
+        raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal "
+                           f"to 'self.dim() = {nd}', since dim argument was not given, but got a list of length "
+                           f"{len(spacings)}")
+    if spacings is not None and given_dim is not None and len(spacings) != len(dims):
+        raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                           f"arguments to have the same length, but got a spacing argument of length "
+                           f"{len(spacings)} and a dim argument of length {len(dims)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    dims = [wrap_dim(d, nd) for d in dims]
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    spacings = spacings or [1.0] * len(dims)
+    result = []
+    for d, h in zip(dims, spacings):
+        f = input
+        if isinstance(h, Tensor):   # coordinates: the three-point formulas for uneven steps
+            if h.dim() != 1:
+                raise RuntimeError("torch.gradient expected each element of spacing to have one dimension, but "
+                                   f"got an element with {h.dim()} dimensions!")
+            shape = [1] * nd
+            shape[d] = -1
+            dx = h.diff(1, 0)
+            dx1, dx2 = _slice(dx, 0, 0, -1), _slice(dx, 0, 1)
+            a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+            b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+            c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+            center = a * _slice(f, d, 0, -2) + b * _slice(f, d, 1, -1) + c * _slice(f, d, 2)
+            if edge_order == 1:
+                first = (_slice(f, d, 1, 2) - _slice(f, d, 0, 1)) / dx[0]
+                last = (_slice(f, d, -1) - _slice(f, d, -2, -1)) / dx[-1]
+            else:
+                a = -(2.0 * dx[0] + dx[1]) / (dx[0] * (dx[0] + dx[1]))
+                b = (dx[0] + dx[1]) / (dx[0] * dx[1])
+                c = (-dx[0]) / (dx[1] * (dx[0] + dx[1]))
+                first = a * _slice(f, d, 0, 1) + b * _slice(f, d, 1, 2) + c * _slice(f, d, 2, 3)
+                a = dx[-1] / (dx[-2] * (dx[-1] + dx[-2]))
+                b = -(dx[-1] + dx[-2]) / (dx[-1] * dx[-2])
+                c = (2 * dx[-1] + dx[-2]) / (dx[-1] * (dx[-1] + dx[-2]))
+                last = a * _slice(f, d, -3, -2) + b * _slice(f, d, -2, -1) + c * _slice(f, d, -1)
+        else:                       # one step h along this dim (ATen's Scalar ops: MulBackward1, DivBackward1)
+            center = Div1.apply(Div1.apply(_slice(f, d, 2) - _slice(f, d, 0, -2), h), 2)
+            if edge_order == 1:
+                first = Div1.apply(_slice(f, d, 1, 2) - _slice(f, d, 0, 1), h)
+                last = Div1.apply(_slice(f, d, -1) - _slice(f, d, -2, -1), h)
+            else:
+                first = Div1.apply(Mul1.apply(_slice(f, d, 0, 1), -1.5) + Mul1.apply(_slice(f, d, 1, 2), 2) -
+                                   Mul1.apply(_slice(f, d, 2, 3), 0.5), h)
+                last = Div1.apply(Mul1.apply(_slice(f, d, -3, -2), 0.5) - Mul1.apply(_slice(f, d, -2, -1), 2) +
+                                  Mul1.apply(_slice(f, d, -1), 1.5), h)
+        result.append(cat([first, center, last], d))
+    return tuple(result)
+
+
 def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
     xp = namespace(input._data)
     from .sorting import return_types, _return_type
@@ -1073,7 +1161,7 @@ def to_dlpack(tensor):
     return tensor.__dlpack__()
 
 
-__all__ += ["isin", "unravel_index", "trapezoid", "trapz", "cumulative_trapezoid", "histogram", "vander",
+__all__ += ["gradient", "isin", "unravel_index", "trapezoid", "trapz", "cumulative_trapezoid", "histogram", "vander",
             "threshold", "matrix_exp", "igamma", "igammac", "to_dlpack"]
 
 register({"histogram": histogram, "matrix_exp": matrix_exp, "igamma": igamma,
