@@ -219,3 +219,35 @@ def test_legacy_spellings():
     _close(torch.lu_solve(torch.tensor(b), torch.tensor(LU.numpy()), torch.tensor(piv.numpy())),
            pt.lu_solve(pt.tensor(b), LU, piv))
     _close(torch.tensor(a).matrix_exp(), pt.tensor(a).matrix_exp())
+
+
+def test_on_the_device(device):
+    """The written-out kernels (substitution, getrf, the Pade exponential, eig) run on the device's arrays."""
+    a = RNG.standard_normal((2, 4, 4)) + 4 * np.eye(4)
+    b = RNG.standard_normal((2, 4, 3))
+    A, B = torch.tensor(a, device=device), torch.tensor(b, device=device)
+    cpu = torch.linalg.solve_triangular(torch.tensor(a), torch.tensor(b), upper=True)
+    X = torch.linalg.solve_triangular(A, B, upper=True)
+    assert X.device.type == device
+    np.testing.assert_allclose(X.cpu().numpy(), cpu.numpy(), rtol=1e-12, atol=1e-12)
+    P, L, U = torch.linalg.lu(A)
+    np.testing.assert_allclose((P @ L @ U).cpu().numpy(), a, rtol=1e-12, atol=1e-12)
+    LU, piv = torch.linalg.lu_factor(A)
+    np.testing.assert_allclose(torch.linalg.lu_solve(LU, piv, B).cpu().numpy(),
+                               np.linalg.solve(a, b), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(torch.linalg.matrix_exp(A).cpu().numpy(),
+                               torch.linalg.matrix_exp(torch.tensor(a)).numpy(), rtol=1e-12)
+    x = torch.tensor(a, device=device, requires_grad=True)
+    torch.linalg.lu(x)[2].sum().backward()
+    assert x.grad.device.type == device
+
+
+def test_eig_on_the_device(device):
+    a = RNG.standard_normal((2, 3, 3))
+    w, V = torch.linalg.eig(torch.tensor(a, device=device))
+    assert w.device.type == device and V.device.type == device
+    w0, V0 = torch.linalg.eig(torch.tensor(a))
+    np.testing.assert_allclose(w.cpu().numpy(), w0.numpy(), rtol=1e-12)
+    x = torch.tensor(a, device=device, requires_grad=True)
+    torch.linalg.eigvals(x).abs().sum().backward()
+    assert x.grad.device.type == device

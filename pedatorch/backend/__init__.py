@@ -79,6 +79,13 @@ class Backend:
 class DeviceBackend(Backend):
     """What a device backend can build from array operations where its library lacks numpy's kernel."""
 
+    def eig(self, a):
+        """Eigenvalues and vectors of general (non-symmetric) matrices: cupy has no LAPACK geev, so they are
+        computed on the host and moved back (PyTorch's CUDA eig also runs geev on the CPU, through MAGMA)."""
+        w, v = np.linalg.eig(self.to_host(a))
+        index = self.device_index(a)
+        return self.from_host(w, index), self.from_host(v, index)
+
     def ufunc_at(self, name, target, index, values):
         """``np.<name>.at(target, index, values)`` with array operations only (cupy has no ``multiply.at``,
         and its scatter_max/min kernels don't take every dtype): the updates are applied in rounds, round r
@@ -288,6 +295,12 @@ def cholesky(a, upper=False):
     if b is CPU_BACKEND:
         return np.linalg.cholesky(a, upper=upper)
     return b.cholesky(a, upper)
+
+
+def eig(a):
+    """``np.linalg.eig(a)`` for arrays of any device (see DeviceBackend.eig)."""
+    b = backend_of(a)
+    return np.linalg.eig(a) if b is CPU_BACKEND else b.eig(a)
 
 
 def linalg_errors(arr):
