@@ -51,3 +51,21 @@ def test_constant_pad_that_only_crops_keeps_the_layout():
         theirs = pt.constant_pad_nd(pt.ones(3, 4).t(), pads)
         assert ours.stride() == theirs.stride() and ours.shape == theirs.shape
     assert torch.nn.functional.pad(torch.ones(3, 4).t(), (0, 0)).stride() == (1, 4)
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16", "float32", "float64"])
+def test_ties_of_signed_zeros_keep_the_first_operand(dt):
+    """PyTorch's max/min/clamp/relu keep x (the first operand) where the two are equal, and amax/amin over a
+    dim the first of equal values: 0.0 and -0.0 differ in sign (numpy keeps the second, except in its
+    float16 loop) (fuzzer round 10: digamma(amin(...)) gave inf for -inf)."""
+    def run(lib):
+        d = getattr(lib, dt)
+        z, o = lib.tensor([-0., 0.], dtype=d), lib.tensor([0., -0.], dtype=d)
+        m = lib.tensor([[-0., 0.], [0., -0.]], dtype=d)
+        F = lib.nn.functional
+        vals = [lib.maximum(z, o), lib.minimum(z, o), lib.relu(z), z.clamp_min(0.), o.clamp_max(-0.),
+                z.clamp(min=o), o.clamp(max=z), F.relu6(z), F.hardtanh(z, -0., 0.), F.hardtanh(o, -0., 0.),
+                z.amax(0), o.amin(0), m.amax(0), m.amax(1), m.amin(0), m.amin(1), lib.aminmax(m, dim=1).min,
+                lib.tensor([[0., -0.] * 20], dtype=d).amax(1)]
+        return [[str(x) for x in v.float().reshape(-1).tolist()] for v in vals]
+    assert run(torch) == run(pt)

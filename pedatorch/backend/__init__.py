@@ -297,6 +297,27 @@ def cholesky(a, upper=False):
     return b.cholesky(a, upper)
 
 
+def maximum(a, b):
+    """PyTorch's elementwise max: ``a`` where the two are equal (max(-0.0, 0.0) is -0.0), NaN where either is.
+    numpy's loops keep their second operand on a tie, except float16's, which keeps the first; on a device
+    the tie is settled explicitly."""
+    return _tie_first("maximum", a, b)
+
+
+def minimum(a, b):
+    """PyTorch's elementwise min: ``a`` where the two are equal, NaN where either is (see ``maximum``)."""
+    return _tie_first("minimum", a, b)
+
+
+def _tie_first(name, a, b):
+    xp = namespace(a, b)
+    fn = getattr(xp, name)
+    if xp is not np:
+        return xp.where(a == b, a, fn(a, b))
+    dt = np.result_type(a, b)
+    return fn(a, b) if dt == np.float16 else fn(b, a)
+
+
 def eig(a):
     """``np.linalg.eig(a)`` for arrays of any device (see DeviceBackend.eig)."""
     b = backend_of(a)

@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype as D
-from ..backend import namespace, CPU_ARRAY, is_array, select, writeable
+from ..backend import namespace, CPU_ARRAY, is_array, select, writeable, maximum as tie_first_maximum, minimum as tie_first_minimum
 from .._layout import iterator_result, _empty_preserving_layout
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction, as_efficient_zero, is_efficient_zero, mark_efficient_zero
@@ -559,7 +559,7 @@ class Maximum(ArrayFunction):
         xp = namespace(a, b)
         ctx.save_for_backward(a, b)
         a, b = promote(a, b)
-        return xp.maximum(a, b)
+        return tie_first_maximum(a, b)   # (a on a tie, as PyTorch: max(-0., 0.) is -0.)
 
     @staticmethod
     def backward(ctx, grad):
@@ -578,7 +578,7 @@ class Minimum(ArrayFunction):
         xp = namespace(a, b)
         ctx.save_for_backward(a, b)
         a, b = promote(a, b)
-        return xp.minimum(a, b)
+        return tie_first_minimum(a, b)   # (a on a tie, as PyTorch)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1123,7 +1123,7 @@ class Relu(ArrayFunction):
         xp = namespace(x)
         if x.dtype == np.bool_:  # checked here, so torch.relu, relu_, F.relu and nn.ReLU all refuse it
             raise RuntimeError("Boolean inputs not supported for relu")
-        out = xp.maximum(x, 0)
+        out = tie_first_maximum(x, x.dtype.type(0))   # (x on a tie, as PyTorch: relu(-0.) is -0.)
         ctx.save_for_backward(out)
         return out
 
@@ -1193,10 +1193,10 @@ class Clamp(ArrayFunction):
         check_kernel_dtype(kernel, dt, "if")   # (no bool loop)
         out = x.astype(dt, copy=False)
         lo, hi = (None if v is None else cast(v, dt) for v in (lo, hi))  # (an int bound wraps, as PyTorch's)
-        if lo is not None:
-            out = xp.maximum(out, lo)
+        if lo is not None:   # (x is kept on a tie, as PyTorch keeps it: clamp(-0., 0.) is -0.)
+            out = tie_first_maximum(out, lo)
         if hi is not None:
-            out = xp.minimum(out, hi)
+            out = tie_first_minimum(out, hi)
         return out.astype(dt, copy=False) if out is not x else out.copy()
 
     @staticmethod
@@ -1233,10 +1233,10 @@ class ClampTensor(ArrayFunction):
         # one result dtype for all three (promoting pairwise would let a 0-dim intermediate lose its rank)
         dt = result_np_dtype(*(v for v in (x, lo, hi) if v is not None))
         out = cast(x, dt)
-        if lo is not None:
-            out = xp.maximum(out, cast(lo, dt))
+        if lo is not None:   # (x is kept on a tie, see Clamp)
+            out = tie_first_maximum(out, cast(lo, dt))
         if hi is not None:
-            out = xp.minimum(out, cast(hi, dt))
+            out = tie_first_minimum(out, cast(hi, dt))
         return out if out is not x else x.copy()
 
     @staticmethod

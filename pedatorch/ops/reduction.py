@@ -484,10 +484,17 @@ def _amax_grad(grad, x, out, dims, keepdim):
     return (g / mask.sum(dims, keepdim=True)) * mask
 
 
+def _first_of_ties(xp, x, dims):
+    """x read backwards along ``dims`` for a max/min reduction: numpy's keeps the last of equal values
+    (0.0 and -0.0), PyTorch's amax/amin the first, so the reduction sees them in the other order.
+    (numpy's float16 loop keeps the first already, and integers have no distinct equal values.)"""
+    return xp.flip(x, axis=dims) if x.dtype in (np.float32, np.float64) or x.dtype.name == "bfloat16" else x
+
+
 def _amax_like(name, node_name, fn_name, doc):
     def forward(ctx, x, dims, keepdim):
         xp = namespace(x)
-        out = xp.asarray(getattr(xp, fn_name)(x, axis=dims, keepdims=keepdim))
+        out = xp.asarray(getattr(xp, fn_name)(_first_of_ties(xp, x, dims), axis=dims, keepdims=keepdim))
         ctx.save_for_backward(x, out)
         ctx.dims, ctx.keepdim = dims, keepdim
         return out
@@ -533,8 +540,8 @@ class Aminmax(ArrayFunction):
     @staticmethod
     def forward(ctx, x, dims, keepdim):
         xp = namespace(x)
-        lo = xp.asarray(xp.min(x, axis=dims, keepdims=keepdim))
-        hi = xp.asarray(xp.max(x, axis=dims, keepdims=keepdim))
+        lo = xp.asarray(xp.min(_first_of_ties(xp, x, dims), axis=dims, keepdims=keepdim))
+        hi = xp.asarray(xp.max(_first_of_ties(xp, x, dims), axis=dims, keepdims=keepdim))
         lo, hi = in_format(lo, "contiguous_format"), in_format(hi, "contiguous_format")   # (ATen's layout)
         ctx.save_for_backward(x, lo, hi)
         ctx.dims, ctx.keepdim = dims, keepdim

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..._layout import in_format, iterator_result
 from ..._tensor import Tensor
-from ...backend import namespace, CPU_ARRAY, select
+from ...backend import namespace, CPU_ARRAY, select, maximum as tie_first_maximum, minimum as tie_first_minimum
 from ...autograd.function import ArrayFunction, before_checks
 from ...ops._util import _type_word, check_kernel_dtype, checked_int, register as _register
 from ...ops.elementwise import Relu, _ip, _erf, masked_grad, where, _not_implemented_name
@@ -112,7 +112,7 @@ class Hardtanh(ArrayFunction):
             raise RuntimeError("Bool inputs not supported for hardtanh")
         ctx.save_for_backward(x)
         ctx.lo, ctx.hi = lo, hi
-        out = xp.minimum(xp.maximum(x, lo), hi)
+        out = tie_first_minimum(tie_first_maximum(x, lo), hi)   # (x on a tie, as PyTorch)
         return _back(out, x) if is_inexact_np(x.dtype) else out.astype(x.dtype)
 
     @staticmethod
@@ -133,7 +133,7 @@ class Hardtanh_(Hardtanh):
         xp = namespace(x)
         if x.dtype == np.bool_:
             raise RuntimeError("Bool inputs not supported for hardtanh")
-        out = xp.minimum(xp.maximum(x, lo), hi).astype(x.dtype, copy=False)
+        out = tie_first_minimum(tie_first_maximum(x, lo), hi).astype(x.dtype, copy=False)   # (x on a tie)
         ctx.save_for_backward(x)   # the original self (kept as a copy), as PyTorch: writes to the result are fine
         ctx.lo, ctx.hi = lo, hi
         return out
