@@ -6,7 +6,7 @@ from ..nn.functional import binary_cross_entropy_with_logits
 from ..ops.creation import empty, zeros_like
 from . import constraints
 from .distribution import Distribution
-from .utils import _is_number, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import expand_probs_logits, _is_number, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Geometric"]
 
@@ -56,10 +56,7 @@ class Geometric(Distribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Geometric, _instance)
         batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
+        expand_probs_logits(self, new, batch_shape)
         super(Geometric, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

@@ -8,7 +8,7 @@ from ..ops.special import lgamma
 from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import expand_probs_logits, set_count_and_probs_or_logits, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["NegativeBinomial"]
 
@@ -34,15 +34,7 @@ class NegativeBinomial(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        set_count_and_probs_or_logits(self, total_count, probs, logits)
         batch_shape = self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
@@ -50,12 +42,7 @@ class NegativeBinomial(Distribution):
         new = self._get_checked_instance(NegativeBinomial, _instance)
         batch_shape = Size(batch_shape)
         new.total_count = self.total_count.expand(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        expand_probs_logits(self, new, batch_shape)
         super(NegativeBinomial, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

@@ -101,6 +101,21 @@ def expand_probs_logits(dist, new, param_shape):
         new._param = new.logits
 
 
+def set_count_and_probs_or_logits(dist, total_count, probs, logits):
+    """``__init__`` of a distribution given by a number of trials and probs or logits (Binomial,
+    NegativeBinomial): exactly one of the two, broadcast with ``total_count``, which takes its dtype;
+    ``dist._param`` is the one given."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    if probs is not None:
+        dist.total_count, dist.probs = broadcast_all(total_count, probs)
+        dist._param = dist.probs
+    else:
+        dist.total_count, dist.logits = broadcast_all(total_count, logits)
+        dist._param = dist.logits
+    dist.total_count = dist.total_count.type_as(dist._param)
+
+
 def clamp_probs(probs):
     """Clamp into [eps, 1 - eps] (eps of the dtype), so that log(p) and log(1 - p) stay finite."""
     eps = finfo(probs.dtype).eps
