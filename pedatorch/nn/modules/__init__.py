@@ -22,3 +22,4 @@ from .distance import *  # noqa: F401,F403
 from .rnn import *  # noqa
 from .attention import *  # noqa
 from .transformer import *  # noqa
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
