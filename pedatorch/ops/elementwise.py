@@ -1285,6 +1285,26 @@ def masked_grad(grad, keep):
     return Where.apply(keep, grad, 0.0)
 
 
+def _lerp(a, b, w):
+    """a + w (b - a) as PyTorch's CPU kernel computes it: one fused multiply-add, fma(w, b - a, a) where
+    |w| < 0.5 and fma(w - 1, b - a, b) elsewhere (exact at w = 0 and at w = 1); float16/bfloat16 in float32,
+    rounded once at the end.  ``a`` and ``b`` have one dtype; ``w`` is a number or an array of it."""
+    from .creation import _fused
+    xp = namespace(a, b, w)
+    dt = a.dtype
+    acc = D.opmath_np(dt)
+    a, b = to_opmath(a), to_opmath(b)
+    diff = b - a
+    if hasattr(w, "dtype"):
+        w = to_opmath(w)
+        small = xp.abs(w) < 0.5
+        coeff, base = xp.where(small, w, w - 1), xp.where(small, a, b)
+    else:
+        w = acc.type(w)    # the weight in the compute dtype (float32 for float32 and the halfs)
+        coeff, base = (w, a) if abs(w) < 0.5 else (w - acc.type(1), b)
+    return xp.asarray(_fused(coeff, diff, base, acc)).astype(dt, copy=False)
+
+
 class Lerp(ArrayFunction):
     """out = a + w (b - a);  da = grad (1 - w),  db = grad w,  dw = grad (b - a)"""
     node_name = "LerpBackward0"
@@ -1292,23 +1312,15 @@ class Lerp(ArrayFunction):
 
     @staticmethod
     def forward(ctx, a, b, w):
-        xp = namespace(a, b, w)
         weight_is_tensor = hasattr(w, "dtype")
         if weight_is_tensor:  # only the weight's gradient reads a and b; two formulas read w: always saved
             ctx.save_for_backward(needed(ctx, 2, a), needed(ctx, 2, b), w)
         ctx.w = None if weight_is_tensor else w
         a, b = promote(a, b)
-        dt = a.dtype
-        if weight_is_tensor and w.dtype != dt:  # a 0-dim weight of another dtype: the usual promotion
-            dt = result_np_dtype(a, w)          # (a float one with int input computes in its dtype)
+        if weight_is_tensor and w.dtype != a.dtype:  # a 0-dim weight of another dtype: the usual promotion
+            dt = result_np_dtype(a, w)               # (a float one with int input computes in its dtype)
             a, b, w = a.astype(dt), b.astype(dt), w.astype(dt)
-        a, b = to_opmath(a), to_opmath(b)  # float16/bfloat16 compute in float32, rounded once at the end
-        w = to_opmath(w) if weight_is_tensor else w
-        diff = b - a
-        # PyTorch's two-sided formula: exact at w = 0 and at w = 1
-        if weight_is_tensor:
-            return xp.where(xp.abs(w) < 0.5, a + w * diff, b - diff * (1 - w)).astype(dt, copy=False)
-        return xp.asarray(a + w * diff if -0.5 < w < 0.5 else b - diff * (1 - w)).astype(dt, copy=False)
+        return _lerp(a, b, w)
 
     @staticmethod
     def backward(ctx, grad):
@@ -2227,6 +2239,13 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     return _ip(AddCDiv).apply(self, tensor1, tensor2, value)
 
 
+def lerp_(self, end, weight):
+    _check_lerp_args(self, end, weight, inplace=True)
+    if not isinstance(weight, Tensor) and _write_unrecorded(self, lambda d, e: _XP.copyto(d, _lerp(d, e, weight)), end):
+        return self    # (Adam's exp_avg.lerp_(grad, 1 - beta1): one update, no graph)
+    return _ip(LerpTensor if isinstance(weight, Tensor) else Lerp).apply(self, end, weight)
+
+
 def pow_(self, exponent):
     return _ip(PowTensor if isinstance(exponent, Tensor) else Pow).apply(self, exponent)
 
@@ -2324,7 +2343,7 @@ _methods = {
     "square_": lambda self: _ip(Pow).apply(self, 2), "remainder_": lambda self, o: _ip(RemainderTensor if isinstance(o, Tensor) else Remainder).apply(self, o),
     "fmod_": lambda self, o: _ip(FmodTensor if isinstance(o, Tensor) else Fmod).apply(self, o),
     "atan2_": _simple_inplace(Atan2),
-    "lerp_": lambda self, end, w: _check_lerp_args(self, end, w, inplace=True) or _ip(LerpTensor if isinstance(w, Tensor) else Lerp).apply(self, end, w),
+    "lerp_": lerp_,
     "round_": lambda self, decimals=0: _ip(Round).apply(self, decimals) if decimals else _ip(Round).apply(self),
     "nan_to_num_": lambda self, nan=0.0, posinf=None, neginf=None: _ip(NanToNum).apply(self, nan, posinf, neginf),
     "addcmul_": addcmul_, "addcdiv_": addcdiv_,
