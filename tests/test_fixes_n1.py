@@ -70,3 +70,20 @@ def test_inplace_op_allows_full_overlap_and_disjoint_views():
         x.mul_(x)
         x[0].add_(x[1])
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("dt", ["float32", "uint8"])
+def test_addcmul_of_zero_dim_tensors(dt):
+    """The float32 fused multiply-add redoes the elements whose float64 sum lies half-way between two
+    float32 numbers; for 0-dim operands numpy's result was a scalar, which took no assignment (TypeError)
+    (fuzzer round 11: addcmul(0.11337914, 1.0, -0.5))."""
+    cases = [(0.11337913572788239, 1.0, -0.5)] + [tuple(v) for v in np.random.default_rng(2).standard_normal((200, 3))]
+    for a, b, c in cases:
+        if dt == "uint8":
+            c = int(abs(c) * 10)
+        ours = torch.addcmul(torch.tensor(a, dtype=torch.float32), torch.tensor(b, dtype=torch.float32),
+                             torch.tensor(c, dtype=getattr(torch, dt)))
+        theirs = pt.addcmul(pt.tensor(a, dtype=pt.float32), pt.tensor(b, dtype=pt.float32),
+                            pt.tensor(c, dtype=getattr(pt, dt)))
+        assert ours.shape == theirs.shape == ()
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
