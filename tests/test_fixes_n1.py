@@ -87,3 +87,58 @@ def test_addcmul_of_zero_dim_tensors(dt):
                             pt.tensor(c, dtype=getattr(pt, dt)))
         assert ours.shape == theirs.shape == ()
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16"])
+def test_logit_backward_kernel_at_zero(dt):
+    """Without a graph to record, PyTorch's logit_backward kernel gives grad * inf at x == 0; the formula
+    grad / (x (1 - x)) gave -inf at x = -0.0 (fuzzer round 11). With create_graph both use the formula."""
+    x = np.array([-0.0, 0.0, 1.0, 0.5, -0.5, 1.5, np.nan, 1e-3])
+    g = np.array([1.0, -2.0, 3.0, -1.0, 1.0, 2.0, 1.0, -1.0])
+    for eps in (None, 1e-6):
+        for create_graph in (False, True):
+            res = []
+            for m in (torch, pt):
+                xt = m.tensor(x, dtype=getattr(m, dt), requires_grad=True)
+                y = xt.logit(eps)
+                r, = m.autograd.grad(y, xt, m.tensor(g, dtype=getattr(m, dt)), create_graph=create_graph)
+                res.append(r.detach().double().numpy())
+            np.testing.assert_array_equal(res[0], res[1], err_msg=f"eps={eps} create_graph={create_graph}")
+
+
+def test_cumprod_double_backward_with_zeros_is_pytorchs_formula():
+    """With zeros in the input and a graph recorded, cumprod's backward is PyTorch's O(n^2) formula built from
+    prod, cumprod, cat and mul; pedatorch's table (cumprod of rows with a 1 on the diagonal) had the same
+    values but other derivatives at inf * 0: 0 where PyTorch has NaN (fuzzer round 11: cumprod of asin)."""
+    rng = np.random.default_rng(0)
+    for trial in range(120):
+        shape = tuple(int(n) for n in rng.integers(2, 4, size=rng.integers(1, 4)))
+        x = rng.choice([0.0, 1.0, -2.0, 0.5, np.inf, -1.0, 3.0, np.nan if trial % 7 == 0 else 2.0], size=shape)
+        dim = int(rng.integers(0, len(shape)))
+        w, v = rng.standard_normal(shape), rng.standard_normal(shape)
+        res = []
+        for m in (torch, pt):
+            xt = m.tensor(x, requires_grad=True)
+            y = m.cumprod(xt * 1.0, dim)
+            g, = m.autograd.grad((y * m.tensor(w)).sum(), xt, create_graph=True)
+            (g * m.tensor(v)).sum().backward()
+            res.append((g.detach().numpy(), xt.grad.numpy()))
+        for ours, theirs in zip(*res):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12, equal_nan=True)
+    # the example of the fuzzer: asin's infinite slope at 1 meets the zero of the column
+    res = []
+    for m in (torch, pt):
+        xt = m.tensor([[0.0, 1.0, -0.5]], dtype=m.float64).t().requires_grad_()
+        g, = m.autograd.grad(m.asin(xt).cumprod(0).sum(), xt, create_graph=True)
+        g.sum().backward()
+        res.append(xt.grad.numpy())
+    np.testing.assert_array_equal(res[0], res[1])
+
+
+def test_cumprod_gradgradcheck_with_zeros():
+    from pedatorch.autograd import gradcheck, gradgradcheck
+    x = torch.tensor([[0.0, 1.5, -0.7, 0.0], [0.3, 0.0, 2.0, -1.1], [0.9, 1.2, -0.4, 0.6]], dtype=torch.float64,
+                     requires_grad=True)
+    for dim in (0, 1):
+        assert gradcheck(lambda t: torch.cumprod(t, dim), (x,))
+        assert gradgradcheck(lambda t: torch.cumprod(t, dim), (x,))

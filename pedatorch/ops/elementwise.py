@@ -1057,6 +1057,10 @@ class Logit(ArrayFunction):
             # PyTorch's logit_backward kernel (no graph to record): the same, except that a NaN x is
             # tested "outside" with x < lo || x > hi, so it gives NaN where the formula below gives 0
             inside = inside | x.isnan()
+        elif not _state.enabled:
+            # that kernel without eps gives grad * inf at x == 0, where the formula divides by x * (1 - x):
+            # at x = -0.0 that is -0.0 and flips the sign; adding 0.0 turns -0.0 into +0.0
+            x = x + 0.0
         return where(inside, grad / (x * (1 - x)), math.nan if eps is None else 0.0), None
 
 

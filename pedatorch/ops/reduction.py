@@ -1242,15 +1242,28 @@ def _cumprod_backward(g, x, y, dim):
 
 
 def _cumprod_backward_table(g, x, dim):
-    """dx_i = sum_{k >= i} g_k P[i, k] with P[i, k] = prod_{j <= k, j != i} x_j: an n x n table per slice,
-    the cumprod of x with x_i replaced by 1 in row i (differentiable again, whatever the zeros)."""
+    """dx_k = sum_{i >= k} g_i prod_{j <= i, j != k} x_j, built op for op as PyTorch's O(n^2) formula:
+    for each k the products that omit x_k, [prod(x[:k]), prod(x[:k]) * cumprod(x[k+1:])], times g[k:],
+    summed. Being differentiable ops, its derivative is cumprod's second derivative; built from the same
+    ops as PyTorch's, an inf coming back meets the same zeros there (inf * 0 = NaN where PyTorch has it)."""
+    from .join import cat
     n = x.shape[dim]
-    xp = namespace(x._data)
-    xm, gm = x.movedim(dim, -1), g.movedim(dim, -1)
-    rows = xm.unsqueeze(-2).expand(*xm.shape[:-1], n, n)                   # rows[..., i, j] = x_j
-    table = cumprod(where(Tensor._make(xp.eye(n, dtype=bool)), 1.0, rows), -1)
-    upper = Tensor._make(xp.triu(xp.ones((n, n), dtype=bool)))           # k >= i
-    return (where(upper, table, 0.0) * gm.unsqueeze(-2)).sum(-1).movedim(-1, dim)
+    ones_shape = list(x.shape)
+    ones_shape[dim] = 1
+    ones = Tensor._make(namespace(g._data).ones(1, g._data.dtype)).expand(*ones_shape)
+    parts = []
+    for k in range(n):
+        if k == 0:
+            omitted = cat([ones, cumprod(x.narrow(dim, 1, n - 1), dim)], dim)
+        else:
+            until_k = prod(x.narrow(dim, 0, k), dim, keepdim=True)
+            if k == n - 1:
+                omitted = until_k
+            else:
+                from_k1 = cumprod(x.narrow(dim, k + 1, n - k - 1), dim)
+                omitted = cat([until_k, until_k.expand_as(from_k1) * from_k1], dim)
+        parts.append((g.narrow(dim, k, n - k) * omitted).sum(dim).unsqueeze(dim))
+    return cat(parts, dim)
 
 
 class Cumprod(ArrayFunction):
