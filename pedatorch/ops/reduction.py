@@ -1125,8 +1125,14 @@ class LogSoftmax(ArrayFunction):
         else:
             with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
                 shifted = xf - xp.max(xf, axis=axis, keepdims=True)
-                out = xp.asarray(shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True)))
-                out = out.astype(x.dtype, copy=False)
+                total = xp.sum(xp.exp(shifted), axis=axis, keepdims=True)
+                if xf.dtype != x.dtype and dim == x.ndim - 1:
+                    # float16/bfloat16 along the last dim: PyTorch's kernel keeps each row's sum and then its
+                    # log in x's own dtype (rounded twice); along other dims they stay in float32
+                    log_total = astype(xp.log(astype(astype(total, x.dtype), xf.dtype)), x.dtype).astype(xf.dtype)
+                else:
+                    log_total = xp.log(total)
+                out = xp.asarray(shifted - log_total).astype(x.dtype, copy=False)
         ctx.save_for_backward(out)
         ctx.dim = dim
         return out
