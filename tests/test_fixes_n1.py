@@ -165,3 +165,32 @@ def test_half_log_softmax_along_the_last_dim_rounds_the_sum(dt):
         loss = m.nn.functional.cross_entropy(xt, m.tensor(1))
         loss.backward()
         assert loss.item() == 0.0 and xt.grad[1].item() == 0.0
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (7, 3, 5), (4, 2, 3, 3), (3, 2, 40)])
+@pytest.mark.parametrize("kind", ["constant", "near_constant", "random"])
+def test_float32_batch_norm_statistics_as_atens_kernel(shape, kind):
+    """ATen's contiguous float32 batch norm keeps the sum of squares as a float and divides it in float,
+    updates the running mean in float, fuses bias - mean * alpha into one multiply-add (the C++
+    compiler's contraction), and in evaluation takes 1 / sqrt(running_var + eps) in float; pedatorch
+    did these in double, so a channel of (nearly) constant values, whose tiny variance magnifies every
+    rounding, came out differently (fuzzer round 10: batch_norm with near-zero variance)."""
+    rng = np.random.default_rng(3)
+    for trial in range(10):
+        c = rng.standard_normal(shape[1]) * rng.choice([0.1, 1, 100])
+        x = np.broadcast_to(c.reshape((1, -1) + (1,) * (len(shape) - 2)), shape).copy()
+        if kind == "near_constant":
+            x = x + rng.standard_normal(shape) * 1e-6 * np.abs(x)
+        elif kind == "random":
+            x = x + rng.standard_normal(shape)
+        w, b = rng.standard_normal(shape[1]), rng.standard_normal(shape[1])
+        rm0, rv0 = rng.standard_normal(shape[1]), np.abs(rng.standard_normal(shape[1]))
+        res = []
+        for m in (torch, pt):
+            f = lambda a: m.tensor(a, dtype=m.float32)
+            rm, rv = f(rm0), f(rv0)
+            y = m.nn.functional.batch_norm(f(x), rm, rv, f(w), f(b), training=True, momentum=0.3)
+            y_eval = m.nn.functional.batch_norm(f(x), rm, rv, f(w), f(b), training=False)
+            res.append([t.numpy() for t in (y, rm, rv, y_eval)])
+        for ours, theirs in zip(*res):
+            np.testing.assert_array_equal(ours, theirs)
