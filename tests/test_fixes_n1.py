@@ -194,3 +194,16 @@ def test_float32_batch_norm_statistics_as_atens_kernel(shape, kind):
             res.append([t.numpy() for t in (y, rm, rv, y_eval)])
         for ours, theirs in zip(*res):
             np.testing.assert_array_equal(ours, theirs)
+
+
+def test_nanmedian_index_of_an_all_nan_slice():
+    """PyTorch's nanmedian of a slice of NaNs returns the index that libstdc++'s nth_element leaves at
+    position 0 (it moves equal elements); pedatorch returned 0 (fuzz: nanmedian of a (9, 39, 5) tensor)."""
+    for n in list(range(1, 70)) + [100, 257]:
+        assert torch.nanmedian(torch.full((n,), float("nan")), 0).indices.item() == \
+            pt.nanmedian(pt.full((n,), float("nan")), 0).indices.item(), n
+    x = np.full((3, 7), np.nan)
+    x[1, 2] = 1.0
+    ours, theirs = torch.nanmedian(torch.tensor(x), 1), pt.nanmedian(pt.tensor(x), 1)
+    np.testing.assert_array_equal(ours.indices.numpy(), theirs.indices.numpy())
+    np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())

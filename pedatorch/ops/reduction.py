@@ -1494,7 +1494,34 @@ def _median_index(x, dim, ignore_nan):
         pos = xp.maximum((n - nans - 1) // 2, 0)
     else:
         pos = xp.where(nans > 0, n - nans, (n - 1) // 2)
-    return xp.take_along_axis(order, pos.astype(np.int64), dim)
+    index = xp.take_along_axis(order, pos.astype(np.int64), dim)
+    if ignore_nan and n > 3:   # an all-NaN slice: where libstdc++'s nth_element leaves its elements
+        index = xp.where(nans == n, _nth_element_first_of_equals(n), index)
+    return index
+
+
+def _nth_element_first_of_equals(n):
+    """The index PyTorch's nanmedian returns for a slice of n NaNs: it asks std::nth_element for
+    position 0 under a comparison for which all NaNs are equal, and reads the index of what lands
+    there. libstdc++'s introselect still moves elements: while more than 3 remain, the median-of-three
+    pivot (with no order: the middle one) is swapped to the front and the rest is partitioned by
+    swapping pairs from both ends inward until they meet; the part holding position 0 is kept."""
+    idx = list(range(n))
+    first, last = 0, n
+    depth = 2 * (n.bit_length() - 1)
+    while last - first > 3 and depth > 0:   # (the depth limit's heap select is never reached for small n)
+        depth -= 1
+        mid = first + (last - first) // 2
+        idx[first], idx[mid] = idx[mid], idx[first]
+        lo, hi = first + 1, last
+        while True:
+            hi -= 1
+            if not lo < hi:
+                break
+            idx[lo], idx[hi] = idx[hi], idx[lo]
+            lo += 1
+        last = lo   # the cut: position 0 lies before it
+    return idx[0]
 
 
 MedianDim = selecting_op("MedianDim", "MedianBackward1", lambda x, d: _median_index(x, d, False),
