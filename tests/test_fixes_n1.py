@@ -207,3 +207,20 @@ def test_nanmedian_index_of_an_all_nan_slice():
     ours, theirs = torch.nanmedian(torch.tensor(x), 1), pt.nanmedian(pt.tensor(x), 1)
     np.testing.assert_array_equal(ours.indices.numpy(), theirs.indices.numpy())
     np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16"])
+def test_nll_loss_of_a_1d_input_accumulates_from_zero(dt):
+    """ATen computes a 1-D input's nll_loss (even with reduction='none') as 0 - x[t] * w: a log-probability
+    of 0 gives a loss of +0, where the (N, C) kernel gives -0 (fuzzer round 11: atan2 of a one-class
+    cross_entropy gave -pi for pi)."""
+    for x, target, kw in [([0.0], 0, {}), ([-1.5], 0, {}), ([0.0, -2.0], 0, {"ignore_index": 0}),
+                          ([0.0, -2.0], 0, {"weight": [2.0, 1.0]})]:
+        res = []
+        for m in (torch, pt):
+            kwargs = {k: (m.tensor(v, dtype=getattr(m, dt)) if k == "weight" else v) for k, v in kw.items()}
+            xt = m.tensor(x, dtype=getattr(m, dt))
+            res.append([m.nn.functional.cross_entropy(xt, m.tensor(target), reduction="none", **kwargs).item(),
+                        m.nn.functional.nll_loss(xt, m.tensor(target), reduction="none", **kwargs).item(),
+                        m.nn.functional.nll_loss(xt[None], m.tensor([target]), reduction="none", **kwargs).item()])
+        assert [str(v) for v in res[0]] == [str(v) for v in res[1]]
