@@ -378,12 +378,27 @@ def _refuse_overlap():
                        "operation.")
 
 
+def partially_overlaps(dst, src):
+    """Does ``src`` share part of ``dst``'s memory (ATen's MemOverlapStatus::Partial)?"""
+    return _overlap(dst, src) == "partial"
+
+
 def check_no_partial_overlap(dst, src):
     """PyTorch's refusal to write ``dst`` from an input sharing part of its memory (ATen's
     ``assert_no_partial_overlap``); the same elements in the same order, and overlaps too hard to tell
     (a non-dense one), pass, as in PyTorch."""
-    if _overlap(dst, src) == "partial":
+    if partially_overlaps(dst, src):
         _refuse_overlap()
+
+
+def check_no_input_overlap(dst, inputs):
+    """TensorIterator's check before an in-place op writes ``dst``: no input (array or Tensor; numbers
+    pass) may share only part of its memory, as in ``x *= x.T``, where PyTorch's loop would read elements
+    it has already overwritten."""
+    for a in inputs:
+        a = getattr(a, "_data", a)
+        if a is not dst and is_array(a):
+            check_no_partial_overlap(dst, a)
 
 
 def check_no_overlap(dst, src):

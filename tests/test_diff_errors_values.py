@@ -257,7 +257,10 @@ def test_softshrink_gradients():
 
 @pytest.mark.parametrize("dt", ["float32", "float64", "float16", "bfloat16"])
 def test_gelu_at_infinity(dt):
-    same(lambda T: T.nn.functional.gelu(T.tensor([0.5, math.inf, -math.inf], dtype=getattr(T, dt))))
+    # PyTorch's AVX-512 float (and bfloat16) kernel gives NaN at +inf (its erf polynomial), its AVX2 and
+    # scalar ones inf; pedatorch gives inf (docs/architecture.md, differences): compare where PyTorch gives inf
+    if not (dt in ("float32", "bfloat16") and torch.backends.cpu.get_cpu_capability().startswith("AVX512")):
+        same(lambda T: T.nn.functional.gelu(T.tensor([0.5, math.inf, -math.inf], dtype=getattr(T, dt))))
     same(lambda T: T.nn.functional.gelu(T.tensor([0.5, math.inf, -math.inf], dtype=getattr(T, dt)),
                                         approximate="tanh"))
 

@@ -34,7 +34,8 @@ from .graph import (Node, AccumulateGrad, _seq, saved_input, saved_output, saved
                     SAVED_OUTPUT, SAVED_TENSORS_HOOKS)
 from .. import _tensor
 from .._dtype import can_cast_np, _type_word
-from .._layout import iterator_result, in_format, relayout, format_strides, broadcast_shapes_or_raise, shape_str
+from .._layout import (iterator_result, in_format, relayout, format_strides, broadcast_shapes_or_raise, shape_str,
+                       check_no_input_overlap)
 from .._tensor import Tensor
 
 _tensor._grad_state = _state  # views record the grad mode they were made in (Tensor._become_view_of)
@@ -214,7 +215,7 @@ class ArrayFunction(Function):
                 out = _wrap_recorded(cls, ctx, args, out)
                 return as_efficient_zero(out, cls._keeps_zero == "view") if zero else out
             if cls._inplace_of is not None and cls._overlap_check == "before":
-                check_no_internal_overlap(arrays[cls._inplace_of])
+                _check_inplace_overlap(cls, arrays)
             out = cls.forward(_NO_CTX, *arrays)
             if cls._relayout and (type(out) is CPU_ARRAY or type(out) is not tuple and is_array(out)) and \
                     (out.ndim > 1 or out.shape == (1,) and cls._result_format == "preserve_format"):
@@ -387,7 +388,7 @@ def _new_node(cls, args):
     if cls._inplace_of is not None:
         _check_inplace(args[cls._inplace_of], ctx)  # before anything is read (PyTorch's check_inplace)
         if cls._overlap_check == "before":           # then TensorIterator's, before the kernel's dtype checks
-            check_no_internal_overlap(args[cls._inplace_of]._data)
+            _check_inplace_overlap(cls, [a._data if isinstance(a, Tensor) else a for a in args])
     _link_inputs(ctx, args)
     return ctx
 
@@ -473,6 +474,15 @@ def check_no_internal_overlap(dst):
     """PyTorch's refusal to write where one memory location holds several elements (an expanded tensor)."""
     if overlaps_itself(dst):
         raise RuntimeError(INTERNAL_OVERLAP)
+
+
+def _check_inplace_overlap(cls, arrays):
+    """TensorIterator's memory checks before an in-place op writes its target: the target may not hold
+    one location twice, and (an elementwise op) no input may share only part of its memory, as in
+    ``x *= x.T``, where PyTorch's loop would read elements it has already overwritten."""
+    dst = arrays[cls._inplace_of]
+    check_no_internal_overlap(dst)
+    check_no_input_overlap(dst, arrays[:cls._elementwise])
 
 
 def _write_inplace(t, arr, refuse_overlap=True):

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _dtype as D
 from ..backend import namespace, CPU_ARRAY, is_array, select, writeable, maximum as tie_first_maximum, minimum as tie_first_minimum
-from .._layout import iterator_result, _empty_preserving_layout
+from .._layout import iterator_result, _empty_preserving_layout, check_no_input_overlap, partially_overlaps
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction, as_efficient_zero, is_efficient_zero, mark_efficient_zero
 from ..autograd.grad_mode import _state
@@ -1057,6 +1057,10 @@ class Logit(ArrayFunction):
             # PyTorch's logit_backward kernel (no graph to record): the same, except that a NaN x is
             # tested "outside" with x < lo || x > hi, so it gives NaN where the formula below gives 0
             inside = inside | x.isnan()
+        elif not _state.enabled:
+            # that kernel without eps gives grad * inf at x == 0, where the formula divides by x * (1 - x):
+            # at x = -0.0 that is -0.0 and flips the sign; adding 0.0 turns -0.0 into +0.0
+            x = x + 0.0
         return where(inside, grad / (x * (1 - x)), math.nan if eps is None else 0.0), None
 
 
@@ -2147,6 +2151,9 @@ def _unrecorded_inplace(self, *others):
             if type(o._data) is not kind or o._data.dtype != dst.dtype or (
                     kind is not CPU_ARRAY and o.device != self.device):   # (device arrays: the same device)
                 return None
+            if (o._data.base is not None or dst.base is not None) and o._data is not dst and \
+                    partially_overlaps(dst, o._data):
+                return None   # (x *= x.T: the general path refuses it as PyTorch does)
             arrays.append(o._data)
         elif type(o) is float and is_float_np(dst.dtype) or type(o) is int and dst.dtype.kind == "f":
             arrays.append(o)
@@ -2383,6 +2390,7 @@ _methods["sigmoid_"] = _simple_inplace(Sigmoid)
 def _copy_inplace(fn):
     """In-place form of an op whose result has no gradient (comparisons, logic, bit ops)."""
     def method(self, *args, **kwargs):
+        check_no_input_overlap(self._data, args)   # (before computing, as TensorIterator checks)
         return self.copy_(fn(self, *args, **kwargs))
     return method
 
@@ -2399,5 +2407,10 @@ _methods.update({
     "bitwise_or_": _copy_inplace(bitwise_or), "bitwise_xor_": _copy_inplace(bitwise_xor),
     "bitwise_not_": _copy_inplace(bitwise_not), "bitwise_left_shift_": _copy_inplace(bitwise_left_shift),
     "bitwise_right_shift_": _copy_inplace(bitwise_right_shift),
+    "logical_not_": _copy_inplace(logical_not), "eq_": _copy_inplace(eq), "ne_": _copy_inplace(ne),
+    "lt_": _copy_inplace(lt), "le_": _copy_inplace(le), "gt_": _copy_inplace(gt), "ge_": _copy_inplace(ge),
+    "__iand__": _copy_inplace(bitwise_and), "__ior__": _copy_inplace(bitwise_or),
+    "__ixor__": _copy_inplace(bitwise_xor), "__ilshift__": _copy_inplace(bitwise_left_shift),
+    "__irshift__": _copy_inplace(bitwise_right_shift),
 })
 register(_methods)

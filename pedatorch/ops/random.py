@@ -135,6 +135,8 @@ def _fma32(a, b, c):
     s = _to64(a) * _to64(b)
     s += _to64(c)
     r = s.astype(_f32)
+    if isinstance(r, np.generic):   # (0-dim operands give a numpy scalar, which takes no r[redo] = ...)
+        r = namespace(r).asarray(r)
     bits = s.view(np.int64)
     if (bits << 35).min() == _HALFWAY or np.abs(r).min() <= _TINY32:
         redo = ((bits << 35) == _HALFWAY) | (np.abs(r) <= _TINY32)

@@ -1125,8 +1125,14 @@ class LogSoftmax(ArrayFunction):
         else:
             with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
                 shifted = xf - xp.max(xf, axis=axis, keepdims=True)
-                out = xp.asarray(shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True)))
-                out = out.astype(x.dtype, copy=False)
+                total = xp.sum(xp.exp(shifted), axis=axis, keepdims=True)
+                if xf.dtype != x.dtype and dim == x.ndim - 1:
+                    # float16/bfloat16 along the last dim: PyTorch's kernel keeps each row's sum and then its
+                    # log in x's own dtype (rounded twice); along other dims they stay in float32
+                    log_total = astype(xp.log(astype(astype(total, x.dtype), xf.dtype)), x.dtype).astype(xf.dtype)
+                else:
+                    log_total = xp.log(total)
+                out = xp.asarray(shifted - log_total).astype(x.dtype, copy=False)
         ctx.save_for_backward(out)
         ctx.dim = dim
         return out
@@ -1242,15 +1248,28 @@ def _cumprod_backward(g, x, y, dim):
 
 
 def _cumprod_backward_table(g, x, dim):
-    """dx_i = sum_{k >= i} g_k P[i, k] with P[i, k] = prod_{j <= k, j != i} x_j: an n x n table per slice,
-    the cumprod of x with x_i replaced by 1 in row i (differentiable again, whatever the zeros)."""
+    """dx_k = sum_{i >= k} g_i prod_{j <= i, j != k} x_j, built op for op as PyTorch's O(n^2) formula:
+    for each k the products that omit x_k, [prod(x[:k]), prod(x[:k]) * cumprod(x[k+1:])], times g[k:],
+    summed. Being differentiable ops, its derivative is cumprod's second derivative; built from the same
+    ops as PyTorch's, an inf coming back meets the same zeros there (inf * 0 = NaN where PyTorch has it)."""
+    from .join import cat
     n = x.shape[dim]
-    xp = namespace(x._data)
-    xm, gm = x.movedim(dim, -1), g.movedim(dim, -1)
-    rows = xm.unsqueeze(-2).expand(*xm.shape[:-1], n, n)                   # rows[..., i, j] = x_j
-    table = cumprod(where(Tensor._make(xp.eye(n, dtype=bool)), 1.0, rows), -1)
-    upper = Tensor._make(xp.triu(xp.ones((n, n), dtype=bool)))           # k >= i
-    return (where(upper, table, 0.0) * gm.unsqueeze(-2)).sum(-1).movedim(-1, dim)
+    ones_shape = list(x.shape)
+    ones_shape[dim] = 1
+    ones = Tensor._make(namespace(g._data).ones(1, g._data.dtype)).expand(*ones_shape)
+    parts = []
+    for k in range(n):
+        if k == 0:
+            omitted = cat([ones, cumprod(x.narrow(dim, 1, n - 1), dim)], dim)
+        else:
+            until_k = prod(x.narrow(dim, 0, k), dim, keepdim=True)
+            if k == n - 1:
+                omitted = until_k
+            else:
+                from_k1 = cumprod(x.narrow(dim, k + 1, n - k - 1), dim)
+                omitted = cat([until_k, until_k.expand_as(from_k1) * from_k1], dim)
+        parts.append((g.narrow(dim, k, n - k) * omitted).sum(dim).unsqueeze(dim))
+    return cat(parts, dim)
 
 
 class Cumprod(ArrayFunction):
@@ -1475,7 +1494,34 @@ def _median_index(x, dim, ignore_nan):
         pos = xp.maximum((n - nans - 1) // 2, 0)
     else:
         pos = xp.where(nans > 0, n - nans, (n - 1) // 2)
-    return xp.take_along_axis(order, pos.astype(np.int64), dim)
+    index = xp.take_along_axis(order, pos.astype(np.int64), dim)
+    if ignore_nan and n > 3:   # an all-NaN slice: where libstdc++'s nth_element leaves its elements
+        index = xp.where(nans == n, _nth_element_first_of_equals(n), index)
+    return index
+
+
+def _nth_element_first_of_equals(n):
+    """The index PyTorch's nanmedian returns for a slice of n NaNs: it asks std::nth_element for
+    position 0 under a comparison for which all NaNs are equal, and reads the index of what lands
+    there. libstdc++'s introselect still moves elements: while more than 3 remain, the median-of-three
+    pivot (with no order: the middle one) is swapped to the front and the rest is partitioned by
+    swapping pairs from both ends inward until they meet; the part holding position 0 is kept."""
+    idx = list(range(n))
+    first, last = 0, n
+    depth = 2 * (n.bit_length() - 1)
+    while last - first > 3 and depth > 0:   # (the depth limit's heap select is never reached for small n)
+        depth -= 1
+        mid = first + (last - first) // 2
+        idx[first], idx[mid] = idx[mid], idx[first]
+        lo, hi = first + 1, last
+        while True:
+            hi -= 1
+            if not lo < hi:
+                break
+            idx[lo], idx[hi] = idx[hi], idx[lo]
+            lo += 1
+        last = lo   # the cut: position 0 lies before it
+    return idx[0]
 
 
 MedianDim = selecting_op("MedianDim", "MedianBackward1", lambda x, d: _median_index(x, d, False),

@@ -856,6 +856,7 @@ class PreluKernel(ArrayFunction):
     """out = x if x > 0 else w * x (w broadcast per channel);   dx = grad * (1 or w),  dw = grad * x where x <= 0"""
     node_name = "PreluKernelBackward0"
     _elementwise = 2
+    _result_format = "preserve_format"   # ATen's _prelu_kernel writes into empty_like(self), then iterates
 
     @staticmethod
     def forward(ctx, x, w):

@@ -492,8 +492,13 @@ class NllLoss(ArrayFunction):
             w = valid.astype(x.dtype)
         # (selected, not multiplied by w == 0: an ignored target's inf or NaN input gives 0, as in PyTorch)
         loss = select(valid, -(picked * w)).astype(x.dtype, copy=False)
-        if reduction == "none":
-            out = loss[0] if one else loss
+        if reduction == "none" and one:
+            # ATen computes a 1-D input's loss as its reductions do, accumulating from 0: 0 - x * w, so an
+            # input of 0 gives +0 (the (N, C) kernel writes -(x * w): -0)
+            out = xp.asarray(0 - select(valid, picked * w)[0]).astype(x.dtype, copy=False)
+            total = None
+        elif reduction == "none":
+            out = loss
             total = None
         else:
             total = xp.sum(w, dtype=x.dtype)

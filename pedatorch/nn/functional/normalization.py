@@ -30,6 +30,7 @@ from ...autograd.grad_mode import _state, no_grad
 from ...ops._util import shape_str, check_kernel_dtype, _type_word
 from ..._dtype import to_opmath, opmath_np, is_inexact_np
 from ...ops.scalar import AddScalar as _AddScalar
+from ...ops.creation import _fused
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "local_response_norm",
            "normalize"]
@@ -74,6 +75,22 @@ def _half_batch_stats(mean, var_sum, n, eps, momentum, rm, rv, stat_dtype):
         with np.errstate(divide="ignore", invalid="ignore"):
             unbiased = (var_sum_r / s(n - 1)).astype(np.float32)   # read as a float32 (accscalar_t) ...
         rv[...] = (np.float32(m) * unbiased + ((s(1) - m) * rv).astype(np.float32)).astype(rv.dtype)  # ... mixed in float32
+
+
+def _float_batch_stats(mean, var_sum, n, momentum, rm, rv):
+    """The variance of a contiguous float32 batch (with more than one value per sample and channel), and
+    the running statistics' update, as ATen's kernel computes them: it keeps the mean and the sum of
+    squares as floats and divides in float; the running mean is updated in float arithmetic, the
+    running variance in double from the float unbiased variance. Returns the biased variance."""
+    f32 = np.float32
+    mean, var_sum, m = mean.astype(f32), var_sum.astype(f32), f32(momentum)
+    if rm is not None:
+        rm[...] = m * mean + (f32(1) - m) * rm.astype(f32)
+    if rv is not None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            unbiased = (var_sum / f32(n - 1)).astype(np.float64)
+        rv[...] = np.float64(m) * unbiased + ((f32(1) - m) * rv.astype(f32)).astype(np.float64)
+    return (var_sum / f32(n)).astype(np.float64)
 
 
 def _half_loop_backward(g, x, w, mean, rstd, axes):
@@ -225,6 +242,8 @@ class NativeBatchNorm(ArrayFunction):
             if stat_dtype is not None and x_in.dtype.name == "bfloat16" and _all_contiguous(x_in):
                 _half_batch_stats(mean, var_sum, n, eps, momentum, rm, rv, stat_dtype)
                 var = (var_sum.astype(stat_dtype) / stat_dtype.type(n)).astype(acc)
+            elif x_in.dtype == np.float32 and fused and x_in.flags.c_contiguous and n != x.shape[0] and on_host(x):
+                var = _float_batch_stats(mean, var_sum, n, momentum, rm, rv)
             else:
                 var = var_sum / n
                 if rm is not None:
@@ -234,6 +253,9 @@ class NativeBatchNorm(ArrayFunction):
                         unbiased = var_sum / (n - 1)
                     rv[...] = (momentum * unbiased + (1 - momentum) * rv.astype(acc)).astype(rv.dtype)
             rstd = 1.0 / xp.sqrt(var + eps)
+        elif x_in.dtype == np.float32 and rv.dtype == np.float32 and on_host(x):   # ATen's CPU kernel: in float
+            mean = rm.astype(acc)
+            rstd = (np.float32(1) / xp.sqrt(rv + np.float32(eps))).astype(acc)
         else:
             mean = rm.astype(acc)
             rstd = 1.0 / xp.sqrt(rv.astype(acc) + eps)
@@ -244,7 +266,12 @@ class NativeBatchNorm(ArrayFunction):
         if fused:
             # ATen's vectorized kernel: alpha = rstd * w, beta = b - mean * alpha, out = fmadd(x, alpha, beta)
             alpha = rstd_b if w is None else rstd_b * w.reshape(bshape)
-            beta = -mean_b * alpha if b is None else b.reshape(bshape) - mean_b * alpha
+            if b is None:
+                beta = -mean_b * alpha
+            elif x_in.dtype == x.dtype and on_host(x):   # (the C++ compiler fuses b - mean * alpha into one fma)
+                beta = _fused(-mean_b, alpha, b.reshape(bshape), x.dtype)
+            else:
+                beta = b.reshape(bshape) - mean_b * alpha
             # (for float16/bfloat16 data it converts to float32 and multiplies, then adds: not fused)
             out = _fused_multiply_add(x, alpha, beta) if x_in.dtype == x.dtype else x * alpha + beta
         else:   # ATen's elementwise loop for other layouts: ((x - mean) * rstd) * w + b, w = 1 and b = 0 if absent
