@@ -468,7 +468,7 @@ class _DelayedError(Function):
 # PyTorch's C++ node: printed as <Error object at ...>, named torch::autograd::Error
 _DelayedError._backward_cls._repr_prefix = ""
 _DelayedError._backward_cls.name = lambda self: "torch::autograd::Error"
-_NO_OUTPUT = Tensor._make(_np.zeros(0, _np.float32))
+_NO_OUTPUT = Tensor._make(CPU_BACKEND.xp.zeros(0, _np.float32))
 
 
 # ---------------------------------------------------------------- wrapping outputs
