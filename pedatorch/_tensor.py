@@ -241,6 +241,8 @@ class Tensor:
         # a view object of its own: saved arrays are told apart by identity (autograd/function.py _save)
         t = Tensor._make(self._data.view(), counter=self._shared_version())
         t._base = self if self._base is None else self._base
+        # the history it gets next describes the memory as it is now: not stale after earlier in-place writes
+        t._view_version = t._version_counter.value
         return t
 
     def _detached_copy(self):

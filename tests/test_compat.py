@@ -7,7 +7,10 @@ Transformers, checkpointing, AMP, a GAN, the data-loading utilities; then the tu
 torch.nn really?", "Learning PyTorch with Examples", the char-RNN name classifier and generator, word
 embeddings and the LSTM tagger, spatial transformers and neural style transfer, DCGAN, torch.func, the lr
 schedulers with label smoothing, seq2seq translation with attention, the pruning tutorial, and signal processing
-with torch.fft).  They are seeded
+with torch.fft; then programs in the style of well-known examples: a ResNet of BasicBlocks with OneCycleLR, the
+torchtext EmbeddingBag classifier, graph neural networks by index_add_ / scatter_reduce, physics-informed nets
+with custom autograd Functions, siamese / triplet / contrastive metric learning, an optimizer zoo, a
+mixture of experts with einsum, and hooks with fine-tuning and saving).  They are seeded
 with manual_seed and print losses, accuracies, sampled tokens and tensors: pedatorch reproduces PyTorch's CPU
 random streams.
 tests/compat/_launch.py runs a program with ``torch`` bound to PyTorch, or to pedatorch through an import

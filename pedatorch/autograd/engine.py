@@ -317,7 +317,8 @@ def _run_node(node, grads, keep_graph, create_graph, captured, nonleaf_targets, 
         xp = None
         for nr, g in enumerate(grads):
             m = meta[nr]
-            if g is None and m is not None and m[2] and node._materialize_grads:
+            # (a learner's Function gets zeros even for outputs it marked non-differentiable, as documented)
+            if g is None and m is not None and (m[2] or getattr(node, "_custom", False)) and node._materialize_grads:
                 if xp is None:   # the zeros go where the node's other output gradients are
                     xp = namespace(*(t._data for t in grads if t is not None))
                 grads[nr] = Tensor._make(xp.zeros(m[0], dtype=m[1]))

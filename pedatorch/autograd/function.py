@@ -425,14 +425,51 @@ def _numpy_error(e, arrays):
 
 
 def once_differentiable(fn):
-    """Mark a backward that is not itself differentiable (runs with the graph off)."""
+    """Mark a backward that is not itself differentiable: it runs with the graph off.  When its inputs
+    required grad (a backward under create_graph=True), its outputs still require grad, but through an
+    ``Error`` node: differentiating them again raises instead of silently giving a wrong zero."""
     import functools
 
     @functools.wraps(fn)
-    def wrapper(ctx, *args):
+    def wrapper(ctx, *args, **kwargs):
         with no_grad():
-            return fn(ctx, *args)
+            outputs = fn(ctx, *args, **kwargs)
+        if not _state.enabled:
+            return outputs
+        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        # as PyTorch: detached aliases that require grad, passed through one node whose backward raises
+        outs = outputs if isinstance(outputs, tuple) else (outputs,)
+        fakes = []
+        for o in outs:
+            if o is None:   # (a placeholder: the node keeps an empty edge for it, (None, 0), as PyTorch's)
+                fakes.append(_NO_OUTPUT)
+            else:
+                o = o.detach()
+                o.requires_grad = True
+                fakes.append(o)
+        return _DelayedError.apply(*fakes)
     return wrapper
+
+
+class _DelayedError(Function):
+    """Identity forward (outputs alias the inputs); its backward raises (see once_differentiable)."""
+    node_name = "Error"
+
+    @staticmethod
+    def forward(ctx, *tensors):
+        outs = tuple(None if t is _NO_OUTPUT else t for t in tensors)
+        return outs if len(outs) > 1 else outs[0]
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+
+
+# PyTorch's C++ node: printed as <Error object at ...>, named torch::autograd::Error
+_DelayedError._backward_cls._repr_prefix = ""
+_DelayedError._backward_cls.name = lambda self: "torch::autograd::Error"
+_NO_OUTPUT = Tensor._make(CPU_BACKEND.xp.zeros(0, _np.float32))
 
 
 # ---------------------------------------------------------------- wrapping outputs

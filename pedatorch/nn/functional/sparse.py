@@ -22,6 +22,13 @@ _INDEX_WORDS = {"float32": "Float", "float64": "Double", "float16": "Half", "int
                 "complex128": "ComplexDouble"}
 
 
+def _class_repr(obj):
+    """``repr(type(obj))`` as PyTorch prints it: a tensor's class is ``torch.Tensor`` there."""
+    if type(obj) is Tensor:
+        return "<class 'torch.Tensor'>"
+    return repr(type(obj)).replace("'pedatorch.", "'torch.")
+
+
 def _check_indices(t, fn):
     if t._data.dtype not in (np.int64, np.int32):
         word = _INDEX_WORDS.get(t._data.dtype.name, t._data.dtype.name)
@@ -237,7 +244,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+                             f"fixed length sequences. However, found offsets of type {_class_repr(offsets)}")
         offsets = arange(0, input.numel(), input.size(1), dtype=input.dtype, device=input.device)
         include_last_offset = False
         input = input.reshape(-1)

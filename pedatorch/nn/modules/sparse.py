@@ -77,6 +77,8 @@ class Embedding(Module):
 
 
 class EmbeddingBag(Module):
+    """Sums, means or maxima of bags of embedding rows, without building the (bag, length, dim) tensor."""
+
     def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
                  mode="mean", sparse=False, _weight=None, include_last_offset=False, padding_idx=None,
                  device=None, dtype=None):
@@ -86,18 +88,35 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        self.mode = mode
-        self.sparse = sparse
-        self.include_last_offset = include_last_offset
+        # as in Embedding: a negative padding_idx counts from the end and is stored non-negative
+        if padding_idx is not None:
+            if padding_idx > 0:
+                if padding_idx >= num_embeddings:
+                    raise AssertionError("padding_idx must be within num_embeddings")
+            elif padding_idx < 0:
+                if padding_idx < -num_embeddings:
+                    raise AssertionError("padding_idx must be within num_embeddings")
+                padding_idx = num_embeddings + padding_idx
         self.padding_idx = padding_idx
         if _weight is None:
             self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
-            init.normal_(self.weight)
-            if padding_idx is not None:
-                with no_grad():
-                    self.weight[padding_idx].fill_(0)
+            self.reset_parameters()
         else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
             self.weight = Parameter(_weight)
+        self.mode = mode
+        self.sparse = sparse
+        self.include_last_offset = include_last_offset
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self):
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
@@ -105,14 +124,28 @@ class EmbeddingBag(Module):
                                self.padding_idx)
 
     def extra_repr(self):
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        s = "{num_embeddings}, {embedding_dim}"
         if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
+            s += ", max_norm={max_norm}"
         if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
+            s += ", norm_type={norm_type}"
         if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
-        s += f", mode={self.mode!r}"
+            s += ", scale_grad_by_freq={scale_grad_by_freq}"
+        s += ", mode={mode}"
         if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        return s
+            s += ", padding_idx={padding_idx}"
+        # every field as its repr: mode='mean' prints with quotes
+        return s.format(**{k: repr(v) for k, v in self.__dict__.items()})
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                        mode="mean", sparse=False, include_last_offset=False, padding_idx=None):
+        """An EmbeddingBag whose weight is ``embeddings`` itself (shared, not copied); frozen by default."""
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(num_embeddings=rows, embedding_dim=cols, _weight=embeddings, max_norm=max_norm,
+                  norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq, mode=mode, sparse=sparse,
+                  include_last_offset=include_last_offset, padding_idx=padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
