@@ -263,9 +263,15 @@ def _has_kernel(dtype, transposed):
 
 
 def _uses_onednn(dtype, xshape, ws, groups):
-    """Does PyTorch's CPU convolution choose oneDNN (``ConvParams::use_mkldnn``)? For a float32 input
-    where it expects oneDNN to be faster than its own kernel (with more than one thread, as usual);
+    """Does PyTorch's CPU convolution choose oneDNN (``ConvParams::use_mkldnn``)? For bfloat16/float16 where
+    the CPU has oneDNN's kernels for them (bfloat16: AVX-512 F/BW/VL/DQ; float16: AVX512-FP16); for a float32
+    input where it expects oneDNN to be faster than its own kernel (with more than one thread, as usual);
     1-d convolutions run as 2-d ones with a height of 1."""
+    from ...backends.cpu import has_cpu_feature
+    if dtype.name == "bfloat16":
+        return has_cpu_feature("AVX512_SKX")
+    if dtype == np.float16:
+        return has_cpu_feature("AVX512FP16")
     if dtype != np.float32:
         return False
     if len(xshape) == 3:
