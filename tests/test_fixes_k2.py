@@ -55,7 +55,8 @@ def test_soft_margin_grad_of_grad_output():
         w = T.tensor(0.7, dtype=T.float64, requires_grad=True)
         g, = T.autograd.grad(T.nn.functional.soft_margin_loss(x, y) * w, x, create_graph=True)
         return T.autograd.grad((g * T.tensor([1.0, 2.0, 3.0], dtype=T.float64)).sum(), w)[0]
-    same(fn, pedatorch, torch)
+    # (to an ulp: the exp inside is the C library's here and SLEEF's in PyTorch's vector loop on some CPUs)
+    np.testing.assert_allclose(fn(pedatorch).numpy(), fn(torch).numpy(), rtol=1e-14, atol=0)
 
 
 NAN_ROWS = [[float("nan"), 0.79], [1.29, float("nan")], [float("inf"), -1e30]]
