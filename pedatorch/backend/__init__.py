@@ -259,8 +259,12 @@ def writeable(arr):
     """May ``arr`` be written to? Not when its memory overlaps itself as PyTorch checks it (a stride 0
     over more than one element: an ``expand`` view, or a ``diagonal``/``as_strided`` view of one), nor
     when numpy's flag says no (broadcast views and read-only buffers; cupy keeps no flag)."""
-    if isinstance(arr, np.ndarray) and not arr.flags.writeable:
-        return False
+    if isinstance(arr, np.ndarray):
+        flags = arr.flags
+        if not flags.writeable:
+            return False
+        if flags.c_contiguous:   # (no stride 0 over more than one element: the common case, decided at once)
+            return True
     return not any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
 
 

@@ -39,10 +39,12 @@ def _shape_arg(shape, fn=None, arg=None):
         raise TypeError(f'{fn}() missing 1 required positional arguments: "{arg}"')
     if len(shape) == 1 and not isinstance(shape[0], numbers.Integral):
         shape = shape[0]
-    return tuple(int(s) for s in shape)
+    return tuple(map(int, shape))
 
 
 def _infer_size(shape, numel):
+    if -1 not in shape and min(shape, default=0) >= 0 and math.prod(shape) == numel:
+        return shape    # (the usual case, checked in one go)
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
         raise RuntimeError("only one dimension can be inferred")
@@ -79,7 +81,7 @@ def _view_array(x, shape):
         strides = _view_strides(x.shape, x.strides, shape, x.itemsize)
         return None if strides is None else _restride(x, shape, strides, True)
     try:
-        out = np.reshape(x, shape, copy=False)
+        out = x.reshape(shape, copy=False)
     except (ValueError, AttributeError):
         return None
     if (1 in shape or 1 in x.shape) and out.size:
