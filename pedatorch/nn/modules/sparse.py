@@ -8,35 +8,28 @@ from .module import Module
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
-class Embedding(Module):
-    """A lookup table: row i of ``weight`` for index i (the padding_idx row gets no gradient)."""
+class _Table(Module):
+    """What Embedding and EmbeddingBag share: a (num_embeddings, embedding_dim) weight, normal at the start,
+    whose padding_idx row (negative counts from the end, stored non-negative) starts at zero."""
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
-                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
-        super().__init__()
+    def _init_table(self, num_embeddings, embedding_dim, padding_idx, _weight, requires_grad, device, dtype,
+                    word):
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx is not None:   # (PyTorch's two modules word the error "Padding_idx"/"padding_idx")
+            if padding_idx >= num_embeddings or padding_idx < -num_embeddings:
+                raise AssertionError(f"{word} must be within num_embeddings")
+            if padding_idx < 0:
                 padding_idx = num_embeddings + padding_idx
         self.padding_idx = padding_idx
-        self.max_norm = max_norm
-        self.norm_type = norm_type
-        self.scale_grad_by_freq = scale_grad_by_freq
         if _weight is None:
             self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
-                                    requires_grad=not _freeze)
+                                    requires_grad=requires_grad)
             self.reset_parameters()
         else:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:
                 raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
-            self.weight = Parameter(_weight, requires_grad=not _freeze)
-        self.sparse = sparse
+            self.weight = Parameter(_weight, requires_grad=requires_grad)
 
     def reset_parameters(self):
         init.normal_(self.weight)
@@ -46,6 +39,20 @@ class Embedding(Module):
         if self.padding_idx is not None:
             with no_grad():
                 self.weight[self.padding_idx].fill_(0)
+
+
+class Embedding(_Table):
+    """A lookup table: row i of ``weight`` for index i (the padding_idx row gets no gradient)."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
+        super().__init__()
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self._init_table(num_embeddings, embedding_dim, padding_idx, _weight, not _freeze, device, dtype,
+                         "Padding_idx")
+        self.sparse = sparse
 
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
@@ -76,47 +83,20 @@ class Embedding(Module):
                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(_Table):
     """Sums, means or maxima of bags of embedding rows, without building the (bag, length, dim) tensor."""
 
     def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
                  mode="mean", sparse=False, _weight=None, include_last_offset=False, padding_idx=None,
                  device=None, dtype=None):
         super().__init__()
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        # as in Embedding: a negative padding_idx counts from the end and is stored non-negative
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
-        if _weight is None:
-            self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
-            self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
-            self.weight = Parameter(_weight)
+        self._init_table(num_embeddings, embedding_dim, padding_idx, _weight, True, device, dtype, "padding_idx")
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
-
-    def reset_parameters(self):
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self):
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
