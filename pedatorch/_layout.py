@@ -360,6 +360,8 @@ def _overlap(dst, src):
     elements in the same order), "partial", or None (none, or too hard to tell: a non-dense one)."""
     if dst is src:
         return "full"
+    if dst.base is None and src.base is None:
+        return None   # (two arrays that own their memory: the usual case, decided at once)
     if dst.size == 0 or src.size == 0 or storage_root(dst) is not storage_root(src):
         return None
     for a in (dst, src):

@@ -2151,8 +2151,7 @@ def _unrecorded_inplace(self, *others):
             if type(o._data) is not kind or o._data.dtype != dst.dtype or (
                     kind is not CPU_ARRAY and o.device != self.device):   # (device arrays: the same device)
                 return None
-            if (o._data.base is not None or dst.base is not None) and o._data is not dst and \
-                    partially_overlaps(dst, o._data):
+            if partially_overlaps(dst, o._data):
                 return None   # (x *= x.T: the general path refuses it as PyTorch does)
             arrays.append(o._data)
         elif type(o) is float and is_float_np(dst.dtype) or type(o) is int and dst.dtype.kind == "f":
