@@ -137,8 +137,9 @@ def _fma32(a, b, c):
     r = s.astype(_f32)
     if isinstance(r, np.generic):   # (0-dim operands give a numpy scalar, which takes no r[redo] = ...)
         r = namespace(r).asarray(r)
+    # (an empty result has nothing to redo, and min() of nothing raises)
     bits = s.view(np.int64)
-    if (bits << 35).min() == _HALFWAY or np.abs(r).min() <= _TINY32:
+    if r.size and ((bits << 35).min() == _HALFWAY or np.abs(r).min() <= _TINY32):
         redo = ((bits << 35) == _HALFWAY) | (np.abs(r) <= _TINY32)
         a, b, c = np.broadcast_arrays(a, b, c)
         r[redo] = _fma32_exact(a[redo], b[redo], c[redo])

@@ -82,6 +82,15 @@ KNOWN = {
     'rsqrt|value|bfloat16': "PyTorch's half rsqrt rounds sqrt to half first in its scalar loop (short tensors), not in its vector loop",
     'reciprocal|value|float32': "PyTorch's softshrink returns -0 in its scalar loop and +0 in its vector loop (1/x: -inf vs inf)",
     'std_unbiased|grad2_value|*': 'bfloat16 rounding of the double-backward formula',
+    't|grad2_value|bfloat16': "bfloat16 rounding of group_norm's double-backward formula (through group_norm)",
+    'F.gelu|value|float32': "PyTorch's AVX-512 float erf polynomial gives NaN at +inf (its AVX2 kernel gives inf, as here)",
+    'F.conv1d|value|bfloat16': "an inf input: oneDNN's bfloat16 conv multiplies the zeros of its blocked channel padding by it (NaN); without oneDNN PyTorch agrees",
+    'acosh|grad_value|bfloat16': "a NaN gradient into a bfloat16 conv: oneDNN's weight gradient drops it (0); without oneDNN PyTorch agrees",
+    'F.cosine_similarity|value|bfloat16': "PyTorch's half layer_norm of a one-element row returns FMA rounding noise (x*rstd), not 0; normalizing the noise",
+    'F.hardshrink|value|float32': "a float32 acos one ulp apart (numpy's SIMD libm vs SLEEF) on the threshold",
+    'setitem_adv|value|float64': "ldexp's float32 2**e one ulp apart (numpy's exp2 vs SLEEF), shown after a write",
+    'div|value|float64': "the sign of a zero from a matrix product with inner size 1: PyTorch's BLAS writes the product (-0), numpy's adds it to +0",
+    'float_power|grad_value|float64': "hardshrink's gradient at NaN upstream (PyTorch's depends on the element's position)",
 }
 
 

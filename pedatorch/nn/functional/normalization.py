@@ -93,24 +93,33 @@ def _float_batch_stats(mean, var_sum, n, momentum, rm, rv):
     return (var_sum / f32(n)).astype(np.float64)
 
 
-def _half_loop_backward(g, x, w, mean, rstd, axes):
-    """(dx, dw, db) as ATen's batch norm backward computes them for an input or gradient in another layout
-    with float16/bfloat16 parameters (training): its loop works in that dtype, and c10::Half's and BFloat16's
-    operators round after each step (numpy's float16 and ml_dtypes' bfloat16 arrays do the same); only the
-    dot product accumulates in float32.  dx = (g - sum(g) / n - (x - mean) * k) * rstd * w with
-    k = sum((x - mean) * g) * rstd * rstd / n."""
+def _half_loop_backward(g, x, w, mean, rstd, axes, training):
+    """(dx, dw, db) as ATen's batch norm backward loop computes them for float16/bfloat16 data when the input
+    or the gradient is in another layout.  Its C++ arithmetic: two half operands give a half (c10::Half's and
+    BFloat16's operators round each step), a half and a float parameter give a float (numpy's float16 and
+    ml_dtypes' bfloat16 arrays promote alike).  ``mean``/``rstd`` come in the parameters' dtype (the data's,
+    or float32).  The dot product accumulates in float, one element after another.
+      training: k = dotp * rstd * rstd / n,  dx = (g - sum(g) / n - (x - mean) * k) * rstd * w
+      eval:     dx = g * rstd * w
+    dw = dotp * rstd, db = sum(g) (at::sum, in the data's dtype)."""
     xp = namespace(g)
-    dt = x.dtype
-    n = dt.type(x.size // x.shape[1])
-    mean, rstd = mean.astype(dt), rstd.astype(dt)
-    centered = x - mean
-    dotp = xp.sum(centered * g, axis=axes, keepdims=True, dtype=np.float32)
+    dt, pdt = x.dtype, mean.dtype
+    C = x.shape[1]
+    n = x.size // C if C else 0
+    prod = (x - mean) * g
+    rows = xp.moveaxis(prod, 1, 0).reshape(C, -1).astype(np.float32)
+    dotp = (xp.cumsum(rows, axis=1)[:, -1] if n else xp.zeros(C, np.float32)).reshape(mean.shape)
     g_sum = xp.sum(g, axis=axes, keepdims=True, dtype=np.float32).astype(dt)
-    k = dotp.astype(dt) * rstd * rstd / n
-    dx = (g - g_sum / n - centered * k) * rstd
+    if training:
+        k = (dotp.astype(dt) * rstd * rstd / pdt.type(n)).astype(dt)
+        dx = (g - g_sum / dt.type(n) - ((x - mean) * k).astype(dt)) * rstd
+    else:
+        dx = g * rstd
     if w is not None:
-        dx = dx * w.astype(dt).reshape(mean.shape)
-    return dx, (dotp * rstd.astype(np.float32)).reshape(-1).astype(dt), g_sum.reshape(-1)
+        dx = dx * w.astype(pdt).reshape(mean.shape)
+    if dt == np.float16 and pdt == np.float32:   # (measured: then db is the float sum, not rounded to half)
+        g_sum = xp.sum(g, axis=axes, dtype=np.float32)
+    return dx.astype(dt), (dotp * rstd.astype(np.float32)).reshape(-1).astype(pdt), g_sum.reshape(-1).astype(pdt)
 
 
 def _all_contiguous(x, *params):
@@ -202,7 +211,7 @@ class NativeBatchNorm(ArrayFunction):
     def forward(ctx, x, w, b, rm, rv, training, momentum, eps):
         xp = namespace(x)
         out_dtype = x.dtype
-        x_in, w_in = x, w
+        x_in, w_in, b_in = x, w, b
         x, w, b = to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
         C = x.shape[1]
         axes = (0,) + tuple(range(2, x.ndim))
@@ -259,6 +268,13 @@ class NativeBatchNorm(ArrayFunction):
         else:
             mean = rm.astype(acc)
             rstd = 1.0 / xp.sqrt(rv.astype(acc) + eps)
+        # evaluation in another layout with float16/bfloat16 data and parameters: ATen's loop takes
+        # 1 / sqrt(running_var + eps) as three tensor ops in that dtype, then rounds after each step below
+        eval_steps = not training and not fused and x_in.dtype != x.dtype and all(
+            p.dtype == x_in.dtype for p in (w_in, b_in, rm, rv) if p is not None)
+        if eval_steps:
+            half = lambda a: a.astype(x_in.dtype).astype(x.dtype)
+            rstd = half(x.dtype.type(1) / half(xp.sqrt(half(rv.astype(x.dtype) + x.dtype.type(eps)))))
         if stat_dtype is not None:
             mean, rstd = mean.astype(stat_dtype), rstd.astype(stat_dtype)
         mean_b = mean.astype(x.dtype).reshape(bshape)
@@ -276,14 +292,17 @@ class NativeBatchNorm(ArrayFunction):
             out = _fused_multiply_add(x, alpha, beta) if x_in.dtype == x.dtype else x * alpha + beta
         else:   # ATen's elementwise loop for other layouts: ((x - mean) * rstd) * w + b, w = 1 and b = 0 if absent
             # (float16/bfloat16 statistics: c10::Half's and BFloat16's operators round after each step)
-            step = (lambda a: a.astype(x_in.dtype).astype(x.dtype)) if stat_dtype is not None and \
-                stat_dtype == x_in.dtype else (lambda a: a)
+            step = (lambda a: a.astype(x_in.dtype).astype(x.dtype)) if eval_steps or (
+                stat_dtype is not None and stat_dtype == x_in.dtype) else (lambda a: a)
             with np.errstate(invalid="ignore", over="ignore"):
                 out = step(step(step(x - mean_b) * rstd_b) * (w.reshape(bshape) if w is not None else 1)) + (
                     b.reshape(bshape) if b is not None else 0)
         ctx.training, ctx.eps, ctx.axes, ctx.bshape = training, eps, axes, bshape
         # float16/bfloat16 parameters (see _half_loop_backward); "is not None" first: numpy reads None as float64
         ctx.half_steps = stat_dtype is not None and stat_dtype == x_in.dtype
+        # the parameters' dtype in ATen's backward loop for float16/bfloat16 data (float32 if any is float32)
+        ctx.loop_dtype = None if x_in.dtype == x.dtype else (
+            np.dtype(np.float32) if any(p.dtype == np.float32 for p in (w_in, rm, rv) if p is not None) else x_in.dtype)
         ctx.has_w = w is not None
         # what PyTorch saves (input, weight, running stats, batch stats): an in-place write to any of them
         # afterwards is an error, even where this backward reads only the statistics derived from them
@@ -299,14 +318,20 @@ class NativeBatchNorm(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        x, w, mean, rstd, _, _ = ctx.saved_tensors
+        x, w, mean, rstd, rm, rv = ctx.saved_tensors
         axes, bshape = ctx.axes, ctx.bshape
         need = ctx.needs_input_grad
         looped = None
-        if ctx.half_steps and not (_all_contiguous(x._data) and _all_contiguous(grad._data)
-                                   and suggested_format(x._data) == suggested_format(grad._data)):
-            looped = _half_loop_backward(grad._data, x._data, None if w is None else w._data, mean._data,
-                                         rstd._data, axes)
+        pdt = ctx.loop_dtype
+        if pdt is not None and not (_all_contiguous(x._data) and _all_contiguous(grad._data)
+                                    and suggested_format(x._data) == suggested_format(grad._data)):
+            if ctx.training:
+                m, r = mean._data.astype(pdt), rstd._data.astype(pdt)
+            else:   # (its eval loop takes 1 / sqrt(running_var + eps) in double, rounded once)
+                m = rm._data.astype(pdt).reshape(bshape)
+                r = (1 / namespace(rv._data).sqrt(rv._data.astype(np.float64) + ctx.eps)).astype(pdt).reshape(bshape)
+            looped = _half_loop_backward(grad._data, x._data, None if w is None else w._data, m, r, axes,
+                                         ctx.training)
         if not _state.enabled:
             if looped is not None:
                 gx, gw, gb = (_wrap(v) if n else None for v, n in zip(looped, need))
@@ -656,7 +681,7 @@ class NativeGroupNorm(ArrayFunction):
     def forward(ctx, x, G, w, b, eps):
         xp = namespace(x)
         out_dtype = x.dtype
-        x_in, w_in = x, w
+        x_in, w_in, b_in = x, w, b
         x, w, b = to_opmath(x), to_opmath(w), to_opmath(b)  # half precision in float32
         N, C = x.shape[0], x.shape[1]
         xg = x.reshape(N, G, x.size // (N * G) if N else 0)  # (not -1: numpy cannot infer it when N is 0)
