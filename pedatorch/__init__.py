@@ -129,12 +129,7 @@ def fill(input, value):
     return input.clone().fill_(value)
 
 
-def _copy_of(view_fn):
-    def fn(input, *args, **kwargs):
-        out = view_fn(input, *args, **kwargs)
-        return tuple(o.clone() for o in out) if isinstance(out, tuple) else out.clone()
-    return fn
-
+from .ops.shape import view_copy_of as _copy_of  # noqa: E402
 
 # the *_copy twins of the view ops (same values, their own memory)
 for _name in ("view", "t", "permute", "expand", "squeeze", "unsqueeze", "transpose", "unbind", "split",
@@ -143,7 +138,7 @@ for _name in ("view", "t", "permute", "expand", "squeeze", "unsqueeze", "transpo
     if _name + "_copy" not in globals():
         globals()[_name + "_copy"] = _copy_of(getattr(Tensor, _name) if hasattr(Tensor, _name)
                                               else globals()[_name])
-alias_copy = _copy_of(lambda t: t)
+alias_copy = _copy_of(lambda t: t, "AliasBackward0_copy")
 slice_copy = _copy_of(lambda t, dim=0, start=None, end=None, step=1: t.narrow(dim, start or 0, (
     (end if end is not None else t.shape[dim]) - (start or 0))) if step == 1 else t[(slice(None),) * dim +
                                                                                   (slice(start, end, step),)])

@@ -94,3 +94,93 @@ def test_half_batch_norm_training_in_another_layout_mostly_matches():
         theirs = _batch_norm_case(pt, "bfloat16", "bfloat16", True, True, seed)
         for a, b in zip(ours, theirs):
             np.testing.assert_array_equal(a, b)
+
+
+def _permuted(lib, shape=(1, 2, 3, 4)):
+    x = np.arange(float(np.prod(shape))).reshape(shape) / 7
+    return lib.tensor(x, dtype=lib.float32).permute(0, 3, 1, 2)
+
+
+def test_scalar_ops_of_composites_keep_the_layout():
+    """special.ndtr (and the losses) use ATen's add.Scalar/mul.Scalar nodes: they are TensorIterator ops, so
+    a permuted input gives a permuted result, size-1 dims included ((12, 1, 4), not numpy's (1, 1, 4))."""
+    for f in (lambda m, t: m.special.ndtr(t), lambda m, t: m.special.ndtr(t.transpose(0, 1))):
+        assert f(torch, _permuted(torch)).stride() == f(pt, _permuted(pt)).stride()
+
+
+COPIES = [("alias_copy", ()), ("permute_copy", ((0, 2, 3, 1),)), ("transpose_copy", (1, 2)),
+          ("expand_copy", ((2, 4, 2, 3),)), ("squeeze_copy", ()), ("unsqueeze_copy", (0,)),
+          ("select_copy", (1, 0)), ("diagonal_copy", ()), ("slice_copy", (1, 0, 2)), ("view_copy", ((24,),)),
+          ("as_strided_copy", ((2, 3), (1, 2)))]
+
+
+@pytest.mark.parametrize("name,args", COPIES, ids=[c[0] for c in COPIES])
+def test_view_copies_are_contiguous_single_nodes(name, args):
+    """The *_copy twins of the view ops return contiguous memory and record one node named after the view's
+    (PermuteBackward0_copy), whose gradient (and its gradient) is the view's."""
+    res = []
+    for lib in (torch, pt):
+        x = _permuted(lib)
+        if name == "view_copy":
+            x = x.contiguous()
+        x.requires_grad_()
+        out = getattr(lib, name)(x, *args)
+        w = lib.tensor(np.random.default_rng(0).standard_normal(tuple(out.shape)), dtype=lib.float32)
+        g, = lib.autograd.grad(((out * w) ** 2).sum(), x, create_graph=True)
+        gg, = lib.autograd.grad(g.sum(), x)
+        res.append((out.stride(), type(out.grad_fn).__name__, out.detach().numpy(), g.detach().numpy(),
+                    gg.numpy()))
+    (s1, n1, *v1), (s2, n2, *v2) = res
+    assert (s1, n1) == (s2, n2)
+    for a, b in zip(v1, v2):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_rot90_flips_in_the_inputs_layout():
+    """rot90 is ATen's flip (which keeps the input's layout) and, for odd k, a transposed view of it."""
+    x = np.random.default_rng(0).standard_normal((3, 4, 5))
+    for k in range(-5, 6):
+        for dims in ((0, 1), (1, 2), (2, 0), (-1, 0)):
+            a = torch.rot90(torch.tensor(x).permute(2, 0, 1), k, dims)
+            b = pt.rot90(pt.tensor(x).permute(2, 0, 1), k, dims)
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+            assert a.stride() == b.stride()
+
+
+def test_normal_of_a_permuted_tensor_fills_a_contiguous_result():
+    """normal(mean_tensor, std) and normal(mean, std_tensor) draw into a contiguous result in order: with a
+    permuted tensor the samples went to other positions, in the tensor's layout."""
+    for build in (lambda m, t: m.normal(t, 1.0), lambda m, t: m.normal(0.0, t + 1), lambda m, t: m.normal(t, t + 1)):
+        torch.manual_seed(0)
+        a = build(torch, _permuted(torch).double())
+        pt.manual_seed(0)
+        b = build(pt, _permuted(pt).double())
+        assert a.stride() == b.stride()
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_tensor_of_a_tensor_is_a_clone_that_keeps_the_layout():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for f in (lambda t: t, lambda t: t[:, :, :, ::2], lambda t: t.expand(2, 4, 2, 3)):
+            assert torch.tensor(f(_permuted(torch))).stride() == pt.tensor(f(_permuted(pt))).stride()
+
+
+def _error(lib, fn):
+    try:
+        fn(lib)
+    except Exception as e:  # noqa: BLE001 - the class and words are what is compared
+        return type(e).__name__, str(e)
+    return None
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m: m.nn.functional.embedding(m.tensor([0, 0]), m.zeros(0, 1)),
+    lambda m: m.nn.functional.embedding_bag(m.tensor([[5]]), m.zeros(2, 3)),
+    lambda m: m.nn.functional.embedding_bag(m.tensor([[0]]), m.zeros(0, 3)),
+    lambda m: m.nn.functional.embedding_bag(m.tensor([0, 9, 1]), m.zeros(2, 3), m.tensor([0])),
+])
+def test_lookup_errors_are_pytorchs(fn):
+    """An empty table: index_select's RuntimeError (was IndexError); embedding_bag words its own check."""
+    assert _error(torch, fn) == _error(pt, fn)

@@ -16,7 +16,7 @@ from .. import _dtype as D
 from .._device import as_device, to_device_array, CPU
 from ..backend import cuda_backend, device_namespace, namespace, as_strided, is_array, astype, CPU_ARRAY, CPU_BACKEND
 from ..backend import dlpack_device as backend_dlpack_device
-from .._layout import like_empty_like, relayout, format_strides
+from .._layout import like_empty_like, relayout, format_strides, copy_in_format
 from .._tensor import Tensor, Size, preserve_format, contiguous_format
 from ._util import write_out, register, cast, checked_int, require_tensor, _type_word
 from ..autograd.function import ArrayFunction
@@ -168,7 +168,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                       "or sourceTensor.clone().detach().requires_grad_(True), rather than "
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-        arr = data._data.copy() if dtype is None else astype(data._data, dtype.np)
+        # (a clone: a dense layout kept, as clone(preserve_format))
+        arr = copy_in_format(data._data, "preserve_format") if dtype is None else astype(data._data, dtype.np)
         return _finish(arr, device if device is not None else None, requires_grad) if device is not None or \
             data.is_cpu else _finish_same_device(arr, requires_grad)
     arr = _to_array(data, dtype)   # on the host (or where a given device array is), then moved once

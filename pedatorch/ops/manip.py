@@ -130,7 +130,13 @@ class Rot90(ArrayFunction):
     @staticmethod
     def forward(ctx, x, k, dims):
         ctx.k, ctx.dims = k, dims
-        return namespace(x).rot90(x, k, axes=dims).copy()
+        if k == 0:
+            return copy_in_format(x, "contiguous_format")
+        # as ATen composes it: a flip (which keeps x's layout), then for odd k a transposed view of it
+        d0, d1 = dims
+        out = _empty_preserving_layout(x)
+        out[...] = namespace(x).flip(x, {1: d1, 2: dims, 3: d0}[k])
+        return out if k == 2 else out.swapaxes(d0, d1)
 
     @staticmethod
     def backward(ctx, grad):

@@ -1094,7 +1094,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         std = _num(std)
         if not std >= 0.0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
-        o = Tensor._make(namespace(m).empty_like(m))
+        o = Tensor._make(namespace(m).empty(m.shape, m.dtype))   # (contiguous: ATen fills it in order)
         normal_(o, 0, std, generator=generator)
         v = (o._data + m).astype(m.dtype)
         res = _finish_like(v, mean)
@@ -1106,7 +1106,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     if s.size and not bool((s >= 0).all()):
         raise RuntimeError("normal expects all elements of std >= 0.0")
     mean = _num(mean)
-    o = Tensor._make(namespace(s).empty_like(s))
+    o = Tensor._make(namespace(s).empty(s.shape, s.dtype))   # (contiguous, as above)
     normal_(o, 0, 1, generator=generator)
     v = (o._data * s).astype(s.dtype)
     v = (v + v.dtype.type(mean)).astype(s.dtype)

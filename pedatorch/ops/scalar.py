@@ -25,6 +25,7 @@ def _operands(x, s):
 class AddScalar(ArrayFunction):
     """out = x + s (s a number, as ATen's add.Scalar);  dx = grad"""
     node_name = "AddBackward1"
+    _elementwise = 1   # (TensorIterator's layout: a transposed x gives a transposed result)
 
     @staticmethod
     def forward(ctx, x, s):
@@ -39,6 +40,7 @@ class AddScalar(ArrayFunction):
 class SubScalar(ArrayFunction):
     """out = x - s (s a number, as ATen's sub.Scalar);  dx = grad"""
     node_name = "SubBackward1"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, s):
@@ -53,6 +55,7 @@ class SubScalar(ArrayFunction):
 class MulScalar(ArrayFunction):
     """out = x * s (s a number, as ATen's mul.Scalar);  dx = grad * s"""
     node_name = "MulBackward1"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, s):
@@ -69,6 +72,7 @@ class MulScalar(ArrayFunction):
 class DivScalar(ArrayFunction):
     """out = x / s (s a number, as ATen's div.Scalar);  dx = grad / s"""
     node_name = "DivBackward1"
+    _elementwise = 1
 
     @staticmethod
     def forward(ctx, x, s):

@@ -980,6 +980,52 @@ class Clone(ArrayFunction):
         return grad, None
 
 
+class ViewCopy(ArrayFunction):
+    """out = a contiguous copy of a view of x: the ``*_copy`` twins of the view ops (``torch.permute_copy``),
+    one node named after the view's (``PermuteBackward0_copy``; see ``view_copy_of``);  dx = the view's own
+    backward (its gradient does not depend on x's values: it is found through a stand-in x)."""
+    node_name = "ViewCopyBackward"
+
+    @staticmethod
+    def forward(ctx, x, view_fn, args, kwargs):
+        ctx.view_fn, ctx.args, ctx.kwargs = view_fn, args, kwargs
+        # x's geometry in its storage (as_strided_copy reads it)
+        ctx.geometry = (x.shape, tuple(st // x.itemsize for st in x.strides), _storage_offset(x),
+                        _storage_root(x).nbytes // x.itemsize, x.dtype)
+        return copy_in_format(view_fn(Tensor._make(x), *args, **kwargs)._data, "contiguous_format")
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ..autograd import grad as _grad, enable_grad
+        shape, strides, offset, n, dtype = ctx.geometry
+        storage = namespace(grad._data).zeros(n, dtype)
+        stand_in = Tensor._make(_strided(storage, shape, strides, offset)).requires_grad_()
+        with enable_grad():   # (a backward without create_graph runs with grad mode off)
+            view = ctx.view_fn(stand_in, *ctx.args, **ctx.kwargs)
+            dx, = _grad(view, stand_in, grad, create_graph=grad.requires_grad)
+        return dx, None, None, None
+
+
+_VIEW_COPIES = {}
+
+
+def view_copy_of(view_fn, name=None):
+    """The ``*_copy`` twin of a view op: the same values in new, contiguous memory, recorded as one node
+    named after the view's node plus ``_copy`` (PyTorch's generated ``SqueezeBackward1_copy``...), or
+    ``name`` (for a view that records no node of its own here: ``alias``)."""
+    def fn(input, *args, **kwargs):
+        view = view_fn(input, *args, **kwargs)    # (also checks the arguments, with the view's words)
+        if isinstance(view, tuple):               # unbind_copy, split_copy: contiguous clones of each piece
+            return tuple(clone(v, memory_format=contiguous_format) for v in view)
+        if view.grad_fn is None and name is None:
+            return clone(view, memory_format=contiguous_format)
+        node = name or type(view.grad_fn).__name__ + "_copy"
+        if node not in _VIEW_COPIES:
+            _VIEW_COPIES[node] = type(node.replace("Backward", "Copy"), (ViewCopy,), {"node_name": node})
+        return _VIEW_COPIES[node].apply(input, view_fn, args, kwargs)
+    return fn
+
+
 def clone(input, *, memory_format=preserve_format):
     """A copy in new memory; ``preserve_format`` keeps the input's strides where they are dense."""
     return Clone.apply(input, memory_format.name)

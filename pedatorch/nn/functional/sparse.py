@@ -120,6 +120,8 @@ def _renorm_(weight, input, max_norm, norm_type):
 
 def _check_index_range(input, n):
     d = input._data
+    if d.size and n == 0:   # (PyTorch's index_select refuses an empty table before it looks at the indices)
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     if d.size and (d.min() < 0 or d.max() >= n):
         raise IndexError("index out of range in self")
 
@@ -296,7 +298,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         if off[-1] > n:
             raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of "
                                f"{int(off[-1])}")
-    _check_index_range(input, V)
+    flat = input._data.reshape(-1)
+    bad = (flat < 0) | (flat >= V)
+    if bad.any():   # (embedding_bag's own check, with its own words: the first bad index)
+        i = int(bad.argmax())
+        raise RuntimeError(f"Index {i} of input takes value {int(flat[i])} which is not in the valid range [0, {V})")
     if include_last_offset:
         starts, ends = off[:-1], off[1:]
     else:
