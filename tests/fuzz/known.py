@@ -44,7 +44,6 @@ KNOWN = {
     'max_binary|grad2_value|*': 'a true 0 (-x/x + 1) in rounding noise, summation order',
     'F.cosine_similarity|grad2_value|float16': 'float16 rounding of the double-backward formula',
     'F.poisson_nll_loss|value|int64': 'a float32 sum of +-9e18 that cancels: reduction order',
-    'tanh_|grad2_value|float16': "float16: PyTorch's tanh_backward computes in float32 once; pedatorch rounds per op",
     'F.tanhshrink|grad2_value|bfloat16': 'bfloat16 rounding of the double-backward formula',
     'log10|grad2_value|bfloat16': 'bfloat16 rounding of the double-backward formula (through layer_norm)',
     'log1p|grad2_value|float32': 'float32 rounding noise of a true 0 (through layer_norm)',

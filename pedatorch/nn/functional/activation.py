@@ -21,6 +21,7 @@ from ..._layout import in_format, iterator_result
 from ..._tensor import Tensor
 from ...backend import namespace, CPU_ARRAY, select, maximum as tie_first_maximum, minimum as tie_first_minimum
 from ...autograd.function import ArrayFunction, before_checks
+from ...autograd.grad_mode import _state
 from ...ops._util import _type_word, check_kernel_dtype, checked_int, register as _register
 from ...ops.elementwise import Relu, _ip, _erf, masked_grad, where, _not_implemented_name
 from ...ops.creation import zero_grad
@@ -520,8 +521,12 @@ class Silu(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        s = x.sigmoid()
-        return grad * (s * (x * (1 - s) + 1))
+        if not _state.enabled:   # PyTorch's silu_backward kernel: in float32 for float16/bfloat16, rounded once
+            xw, gw = to_opmath(x._data), to_opmath(grad._data)
+            s = _sigmoid(xw)
+            return Tensor._make(_back(gw * s * (1 + xw * (1 - s)), grad._data))
+        s = x.sigmoid()          # with create_graph: its infinitely differentiable composite, op for op
+        return grad * s * (1 + x * (1 - s))
 
 
 def silu(input, inplace=False):
@@ -546,7 +551,13 @@ class Mish(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        t = x.exp().log1p().tanh()
+        if not _state.enabled:   # PyTorch's mish_backward kernel: in float32 for float16/bfloat16, rounded once
+            xp = namespace(x._data)
+            xw, gw = to_opmath(x._data), to_opmath(grad._data)
+            with np.errstate(over="ignore"):
+                t = xp.tanh(xp.log1p(xp.exp(xw)))
+            return Tensor._make(_back(gw * (t + xw * _sigmoid(xw) * (1 - t * t)), grad._data))
+        t = x.exp().log1p().tanh()   # with create_graph: its infinitely differentiable composite, op for op
         return grad * (t + x * x.sigmoid() * (1 - t * t))
 
 
@@ -649,7 +660,33 @@ class LogSigmoid(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        return grad * (-x).sigmoid()
+        return LogSigmoidGrad.apply(grad, x)
+
+
+class LogSigmoidGrad(ArrayFunction):
+    """PyTorch's log_sigmoid_backward(grad, x, buffer): with z = exp(-|x|) (the forward's buffer, stored in
+    x's dtype), dx = grad * (z / (1 + z)) for x >= 0 and grad * (1 - z / (1 + z)) for x < 0, in float32 for
+    float16/bfloat16;  d/dgrad = the same,  d/dx = grad * gg * (s - 1) * s with s = sigmoid(x)"""
+    node_name = "LogSigmoidBackwardBackward0"
+    _elementwise = 2
+
+    @staticmethod
+    def forward(ctx, g, x):
+        ctx.save_for_backward(g, x)
+        xp = namespace(x)
+        z = to_opmath(_back(xp.exp(-xp.abs(to_opmath(x))), x))
+        xw, gw = to_opmath(x), to_opmath(g)
+        with np.errstate(invalid="ignore"):
+            q = z / (1 + z)
+            return _back(xp.where(xw < 0, 1 - q, q) * gw, g)
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, x = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        s = x.sigmoid() if need[1] else None
+        return (LogSigmoidGrad.apply(gg, x) if need[0] else None,
+                g * gg * (s - 1) * s if need[1] else None)
 
 
 def logsigmoid(input):
