@@ -228,3 +228,57 @@ def test_float32_tanh_backward_is_one_fused_multiply_add():
     g = pt.tensor(rng.standard_normal(5000), dtype=pt.float32)
     ours = TanhBackward.apply(torch.tensor(g.numpy()), torch.tensor(o.numpy()))
     np.testing.assert_array_equal(ours.numpy(), pt.ops.aten.tanh_backward(g, o).numpy())
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+def test_hardswish_backward_is_one_node_with_pytorchs_kernel(dt):
+    """hardswish_backward computes grad * (x / 3 + 1/2) in float32 for float16/bfloat16 (rounded once; the
+    composite rounded three times: 235 of 512 gradients an ulp off) and records HardswishBackwardBackward0,
+    whose derivative is where(-3 < x < 3, gg * grad / 3, 0)."""
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.uniform(-5, 5, 500), [-3, 3, np.inf, -np.inf, 0, -2.999, 2.999]])
+    w, v = rng.standard_normal(507), rng.standard_normal(507)
+    res = []
+    for lib in (torch, pt):
+        X = lib.tensor(x, dtype=getattr(lib, dt)).requires_grad_()
+        y = lib.nn.functional.hardswish(X)
+        g, = lib.autograd.grad(y, X, lib.tensor(w, dtype=y.dtype), create_graph=True)
+        gg, = lib.autograd.grad(g, X, lib.tensor(v, dtype=y.dtype))
+        res.append((type(g.grad_fn).__name__, g.detach().float().numpy(), gg.float().numpy()))
+    assert res[0][0] == res[1][0]
+    for a, b in zip(res[0][1:], res[1][1:]):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+@pytest.mark.parametrize("loss,kw", [("huber_loss", {"delta": 0.7}), ("huber_loss", {}),
+                                     ("smooth_l1_loss", {"beta": 0.7}), ("smooth_l1_loss", {})])
+def test_huber_and_smooth_l1_backward_round_as_atens_vector_loop(loss, kw, dt):
+    """huber_backward works in the dtype itself (float16/bfloat16 vectors round each op: x = a - b, then
+    norm * out * grad, out = x or ±delta); smooth_l1's divides by beta (x * (1 / beta) was an ulp off).
+    Compared on 1024 elements: PyTorch's scalar tail loop (its last few elements) rounds differently."""
+    rng = np.random.default_rng(0)
+    x, y, w = rng.uniform(-3, 3, 1024), rng.uniform(-3, 3, 1024), rng.standard_normal(1024)
+    for red in ("none", "mean", "sum"):  # noqa
+        res = []
+        for lib in (torch, pt):
+            X = lib.tensor(x, dtype=getattr(lib, dt)).requires_grad_()
+            Y = lib.tensor(y, dtype=getattr(lib, dt)).requires_grad_()
+            out = getattr(lib.nn.functional, loss)(X, Y, reduction=red, **kw)
+            gx, gy = lib.autograd.grad(out, (X, Y), lib.tensor(w, dtype=out.dtype) if red == "none" else None)
+            res.append((gx.float().numpy(), gy.float().numpy()))
+        for a, b in zip(*res):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_one_hot_and_huge_allocations_fail_as_pytorchs_allocator():
+    """one_hot of a huge class index asked numpy for an (n, num_classes) comparison and could exhaust the
+    machine's memory (the fuzzer's process was killed); now it allocates the result first, and a result too
+    large raises PyTorch's allocator RuntimeError, as the factories do (numpy's MemoryError before)."""
+    x = np.array([[3, 0], [1, 2]]).T
+    np.testing.assert_array_equal(torch.nn.functional.one_hot(torch.tensor(x)).numpy(),
+                                  pt.nn.functional.one_hot(pt.tensor(x)).numpy())
+    for fn in (lambda m: m.nn.functional.one_hot(m.tensor([[2 ** 31 - 2, 5]])),
+               lambda m: m.zeros(3, 3, 2 ** 31 - 1, dtype=m.long), lambda m: m.ones(2 ** 40),
+               lambda m: m.full((2 ** 20, 2 ** 20), 1.0)):
+        assert _error(torch, fn) == _error(pt, fn)

@@ -27,7 +27,7 @@ import traceback
 
 import numpy as _np
 
-from ..backend import CPU_ARRAY, CPU_BACKEND, is_array, namespace, overlaps_itself, writeable_alias
+from ..backend import CPU_ARRAY, CPU_BACKEND, is_array, namespace, overlaps_itself, writeable_alias, allocation_error
 
 from .grad_mode import _state, no_grad
 from .graph import (Node, AccumulateGrad, _seq, saved_input, saved_output, saved_const, pack_saved, SAVED_INPUT,
@@ -224,6 +224,8 @@ class ArrayFunction(Function):
         except ValueError as e:  # numpy's words -> PyTorch's RuntimeError
             # raised afresh: the learner's traceback ends here, not in the frames that worded it
             raise _numpy_error(e, arrays).with_traceback(None) from None
+        except MemoryError as e:   # a result too large: PyTorch's allocator error
+            raise allocation_error(e).with_traceback(None) from None
         except TypeError:        # cupy refuses host arrays: tensors on two devices (checked only now, for speed)
             moved = _same_device_args(args)
             if moved is None:

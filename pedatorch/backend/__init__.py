@@ -292,6 +292,15 @@ def writeable_alias(arr):
     return np.ndarray(arr.shape, arr.dtype, buffer=root, offset=address(arr) - address(root), strides=arr.strides)
 
 
+def allocation_error(e):
+    """numpy's MemoryError for an array too large to allocate, as PyTorch's CPU allocator words it (a
+    RuntimeError); ``e.shape``/``e.dtype`` give the size numpy tried (else it is unknown)."""
+    shape, dtype = getattr(e, "shape", None), getattr(e, "dtype", None)
+    n = int(np.prod(shape, dtype=object)) * dtype.itemsize if shape is not None and dtype is not None else 0
+    return RuntimeError("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
+                        f"you tried to allocate {n} bytes. Error code 12 (Cannot allocate memory)")
+
+
 def cholesky(a, upper=False):
     """``np.linalg.cholesky(a, upper=upper)`` on a's device (cupy's has no ``upper``: there it is the
     conjugate transpose of the lower factor)."""

@@ -5,6 +5,7 @@ dtype inference follows PyTorch: Python floats give the default dtype
 ``empty`` returns zero-filled memory (PyTorch's is uninitialised: any values
 are allowed, and zeros keep notebooks reproducible).
 """
+import functools
 import builtins
 import math
 import numbers
@@ -15,7 +16,7 @@ import numpy as np
 from .. import _dtype as D
 from .._device import as_device, to_device_array, CPU
 from ..backend import cuda_backend, device_namespace, namespace, as_strided, is_array, astype, CPU_ARRAY, CPU_BACKEND
-from ..backend import dlpack_device as backend_dlpack_device
+from ..backend import dlpack_device as backend_dlpack_device, allocation_error
 from .._layout import like_empty_like, relayout, format_strides, copy_in_format
 from .._tensor import Tensor, Size, preserve_format, contiguous_format
 from ._util import write_out, register, cast, checked_int, require_tensor, _type_word
@@ -272,20 +273,36 @@ def _dtype_or_default(dtype):
     return (dtype or D.get_default_dtype()).np
 
 
+def _allocating(factory):
+    """A factory whose array is too large to allocate raises PyTorch's allocator RuntimeError, not numpy's
+    MemoryError."""
+    @functools.wraps(factory)
+    def wrapper(*args, **kwargs):
+        try:
+            return factory(*args, **kwargs)
+        except MemoryError as e:
+            raise allocation_error(e).with_traceback(None) from None
+    return wrapper
+
+
+@_allocating
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     return _finish(_xp(device).zeros(_size_arg(size), _dtype_or_default(dtype)), device, requires_grad, out)
 
 
+@_allocating
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     return _finish(_xp(device).ones(_size_arg(size, "ones"), _dtype_or_default(dtype)), device, requires_grad, out)
 
 
+@_allocating
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     return _finish(_xp(device).zeros(_size_arg(size, "empty"), _dtype_or_default(dtype)), device, requires_grad,
                    out)
 
 
+@_allocating
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     size, stride = tuple(size), tuple(stride)
     n = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
@@ -305,6 +322,7 @@ def _fill_dtype(fill_value):
     return D.get_default_dtype().np
 
 
+@_allocating
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     if isinstance(fill_value, Tensor):

@@ -758,12 +758,32 @@ class Hardswish(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
+        return HardswishGrad.apply(grad, x)
+
+
+class HardswishGrad(ArrayFunction):
+    """PyTorch's hardswish_backward(grad, x), in its order of tests: 0 for x <= -3, grad * (x / 3 + 1/2) for
+    x < 3, else grad (NaN too); float16/bfloat16 in float32, rounded once.  d/dgrad = hardswish_backward(gg, x),
+    d/dx = where(-3 < x < 3, gg * grad / 3, 0)"""
+    node_name = "HardswishBackwardBackward0"
+    _elementwise = 2
+
+    @staticmethod
+    def forward(ctx, grad, x):
+        ctx.save_for_backward(grad, x)
+        xp = namespace(grad, x)
+        g, xw = to_opmath(grad), to_opmath(x)
+        with np.errstate(invalid="ignore", over="ignore"):
+            slope = g * (xw / 3 + xw.dtype.type(0.5))
+        return _back(xp.where(xw <= -3, g.dtype.type(0), xp.where(xw < 3, slope, g)), grad)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, x = ctx.saved_tensors
+        need = ctx.needs_input_grad
         a = x._data
-        # PyTorch's order of tests: x <= -3 -> 0, x < 3 -> slope, else (NaN too) 1.  The slope is taken of x
-        # with the elements outside (-3, 3) set to 0: an inf there would give 0 * inf = NaN in the double
-        # backward, where PyTorch's (a where on -3 < x < 3) has 0
-        slope = x.masked_fill(_const(~((a > -3) & (a < 3))), 0) / 3 + 0.5
-        return masked_grad(_where_const(a < 3, grad * slope, grad), ~(a <= -3))
+        return (HardswishGrad.apply(gg, x) if need[0] else None,
+                masked_grad(gg * grad / 3, _const((a > -3) & (a < 3))) if need[1] else None)
 
 
 def hardswish(input, inplace=False):

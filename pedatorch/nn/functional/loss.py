@@ -347,14 +347,25 @@ class _ClampedLossBackward(ArrayFunction):
     composite ``clamp`` would mask it to 0."""
 
     @staticmethod
-    def forward(ctx, grad, x, y, reduction, limit, scale, numel):
+    def _forward(ctx, huber, grad, x, y, reduction, limit, scale, numel):
         xp = namespace(grad)
         ctx.save_for_backward(grad, x, y)
         ctx.reduction, ctx.limit, ctx.scale, ctx.numel = reduction, limit, scale, numel
         a, b = promote(x, y)
-        with np.errstate(invalid="ignore"):
-            out = xp.clip(to_opmath(a) - to_opmath(b), -limit, limit) * scale * (to_opmath(grad) * _norm_factor(ctx))
-        return xp.asarray(out).astype(a.dtype, copy=False)
+        # ATen's vectorized kernel: huber: out = x where |x| < delta, else ±delta;  smooth_l1: x / beta, else ±1;
+        # result = norm * out * grad.  Huber works in the dtype itself (float16/bfloat16 vectors round after
+        # each op); smooth_l1 computes float16/bfloat16 in float32 and rounds once
+        dt = a.dtype
+        grad = grad.astype(dt, copy=False)
+        if not huber:
+            a, b, grad = to_opmath(a), to_opmath(b), to_opmath(grad)
+        t = a.dtype.type
+        d = xp.asarray(a - b)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            big = xp.abs(d) >= t(limit)
+            sign = xp.where(d > 0, t(1), t(-1))
+            out = xp.where(big, sign * t(limit), d) if huber else xp.where(big, sign, d / t(limit))
+            return xp.asarray((t(_norm_factor(ctx)) * out) * grad).astype(dt, copy=False)
 
     @staticmethod
     def backward(ctx, gg):
@@ -381,9 +392,17 @@ class _ClampedLossBackward(ArrayFunction):
 class _HuberLossBackward(_ClampedLossBackward):
     node_name = "HuberLossBackwardBackward0"
 
+    @staticmethod
+    def forward(ctx, *args):
+        return _ClampedLossBackward._forward(ctx, True, *args)
+
 
 class _SmoothL1LossBackward(_ClampedLossBackward):
     node_name = "SmoothL1LossBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, *args):
+        return _ClampedLossBackward._forward(ctx, False, *args)
 
 
 def _weighted(elementwise, weight, input, reduction):

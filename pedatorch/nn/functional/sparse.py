@@ -10,7 +10,7 @@ import numpy as np
 from ..._layout import in_format
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
-from ...backend import namespace, reduceat
+from ...backend import namespace, reduceat, allocation_error
 from ...autograd.grad_mode import no_grad
 from ...ops.creation import zeros, arange, _size_arg
 from ...ops._util import needed
@@ -333,5 +333,9 @@ def one_hot(tensor, num_classes=-1):
     elif d.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     _size_arg(d.shape + (num_classes,))   # PyTorch's error for a result too large to address
-    out = (d[..., None] == xp.arange(num_classes)).astype(np.int64)
-    return Tensor._make(in_format(out, "contiguous_format"))   # (numpy's follows the input's dim order)
+    try:   # zeros, then a 1 in each row (PyTorch's way: no (n, num_classes) comparison in between)
+        out = xp.zeros((d.size, num_classes), np.int64)
+    except MemoryError as e:
+        raise allocation_error(e).with_traceback(None) from None
+    out[xp.arange(d.size), d.reshape(-1)] = 1
+    return Tensor._make(out.reshape(d.shape + (num_classes,)))
