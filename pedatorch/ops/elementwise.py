@@ -982,7 +982,7 @@ class TanhBackward(ArrayFunction):
         g, o = ctx.saved_tensors
         need = ctx.needs_input_grad
         return (TanhBackward.apply(gg, _conj(o)) if need[0] else None,   # (complex: conjugates, as ever)
-                _conj(gg) * _conj(-2 * _conj(o) * g) if need[1] else None)   # (derivatives.yaml's order)
+                gg * _conj(-2 * o * g) if need[1] else None)   # (derivatives.yaml's order of the products)
 
 
 Tanh = _unary("Tanh", "TanhBackward0", _XP.tanh, lambda x, o, g: TanhBackward.apply(g, o),
@@ -1015,7 +1015,7 @@ class SigmoidBackward(ArrayFunction):
         g, o = ctx.saved_tensors
         need = ctx.needs_input_grad
         return (SigmoidBackward.apply(gg, _conj(o)) if need[0] else None,   # (complex: conjugates, as ever)
-                _conj(gg) * g * (-2 * _conj(o) + 1) if need[1] else None)   # (derivatives.yaml's order)
+                gg * _conj(g) * _conj(-2 * o + 1) if need[1] else None)   # (derivatives.yaml's order)
 
 
 Sigmoid = _unary("Sigmoid", "SigmoidBackward0", _sigmoid_kernel, lambda x, o, g: SigmoidBackward.apply(g, o),

@@ -40,7 +40,7 @@ from ._util import (wrap_dim, register, write_out, shape_str, _type_word, broadc
                     needed)
 from .._layout import _iterator_layout, copy_in_format, in_format, relayout, format_strides, check_no_overlap
 from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed, _view_strides
-from .._dtype import is_float_np
+from .._dtype import is_float_np, to_opmath
 from ..backend import namespace, is_array, astype, CPU_ARRAY, CPU_BACKEND, ufunc_at, scatter_add as _scatter_add_at
 
 # numpy, for what Python hands an index op (lists, numbers): made on the host, moved to the indexed
@@ -1067,7 +1067,11 @@ class ScatterAdd(ArrayFunction):
         out = copy_in_format(x, "contiguous_format")  # ATen's structured kernel allocates it contiguous
         if index.size:
             idx = _nd(index)
-            _scatter_add_at(_nd(out), _along(idx.shape, dim, idx), _leading(_nd(src), idx.shape))
+            # float16/bfloat16 add up in float32, each result rounded once (measured; index_add rounds each add)
+            wide = to_opmath(out)
+            _scatter_add_at(_nd(wide), _along(idx.shape, dim, idx), _leading(_nd(to_opmath(src)), idx.shape))
+            if wide is not out:
+                out[...] = wide
         return out
 
     @staticmethod
@@ -1126,7 +1130,13 @@ def _scatter_reduce_kernel(x, dim, index, src, reduce, include_self):
             ident = info.min if reduce == "amax" else info.max
         o[key] = ident
     ufunc = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}[reduce]
-    ufunc_at(ufunc, o, key, s)
+    if reduce in ("sum", "mean") and to_opmath(o) is not o:
+        # float16/bfloat16 sums add up in float32, each rounded once (as scatter_add's; measured)
+        wide = to_opmath(o)
+        ufunc_at(ufunc, wide, key, to_opmath(s))
+        o[...] = wide
+    else:
+        ufunc_at(ufunc, o, key, s)
     if reduce == "mean":
         xp = namespace(o)
         count = xp.zeros(o.shape, np.int64)
