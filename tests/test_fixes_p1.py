@@ -302,3 +302,26 @@ def test_half_scatter_sums_add_in_float32(dt):
                             for inc in (True, False)])
             for a, b in zip(*res):
                 np.testing.assert_array_equal(a.float().numpy(), b.float().numpy())
+
+
+def test_huber_and_smooth_l1_with_mixed_dtypes_and_layouts():
+    """huber_loss writes into empty_like(input) (the input's dtype and layout) and its backward refuses a target
+    of another dtype, as PyTorch's; smooth_l1_loss is a TensorIterator op: the promoted dtype (it kept the
+    input's)."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 4, 5))
+    for dx, dy in (("float32", "float64"), ("float64", "float32"), ("float16", "float32")):
+        res = []
+        for lib in (torch, pt):
+            F = lib.nn.functional
+            x = lib.tensor(a, dtype=getattr(lib, dx)).permute(2, 0, 1).requires_grad_()
+            y = lib.tensor(a[:1], dtype=getattr(lib, dy)).permute(2, 0, 1)
+            out = []
+            for f in (F.huber_loss, F.smooth_l1_loss):
+                r = f(x, y, reduction="none")
+                out.append((r.dtype, r.stride()))
+                out.append(_error(lib, lambda m: m.autograd.grad(f(x, y.requires_grad_(), reduction="sum"), (x, y))))
+            r = F.huber_loss(x.T, lib.tensor([[[0.0]]], dtype=getattr(lib, dy)), reduction="none")
+            out.append((r.dtype, r.stride()))
+            res.append([str(v) for v in out])
+        assert res[0] == res[1]

@@ -291,10 +291,11 @@ class SmoothL1Loss(ArrayFunction):
             raise _not_implemented("smooth_l1_cpu", a.dtype)
         ctx.save_for_backward(x, y)
         ctx.reduction, ctx.numel, ctx.beta = reduction, a.size, beta
+        dt = a.dtype   # (a TensorIterator op: the promoted dtype, where huber_loss keeps the input's)
         if a.dtype.name == "bfloat16":   # ATen's kernel widens bfloat16 to float32 (float16: its own steps)
             a, b = to_opmath(a), to_opmath(b)
         z = xp.abs(a - b)
-        loss = xp.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(x.dtype, copy=False)
+        loss = xp.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(dt, copy=False)
         return _reduce_array(loss, reduction)
 
     @staticmethod
@@ -307,6 +308,7 @@ class HuberLoss(ArrayFunction):
     """l = 0.5 z^2 if |z| < delta else delta (|z| - 0.5 delta)  (z = x - y);  dx = clamp(z, -delta, delta) grad"""
     node_name = "HuberLossBackward0"
     _elementwise = 2
+    _result_format = "preserve_format"   # ATen writes the elementwise loss into empty_like(input)
 
     @staticmethod
     def forward(ctx, x, y, reduction, delta):
@@ -325,6 +327,8 @@ class HuberLoss(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
+        if x._data.dtype != y._data.dtype:   # (PyTorch's huber_loss_backward refuses a target of another dtype)
+            raise RuntimeError(f"Found dtype {_type_word(y._data.dtype)} but expected {_type_word(x._data.dtype)}")
         return _clamped_loss_grads(ctx, _HuberLossBackward, grad, x, y, ctx.delta, 1.0)
 
 
