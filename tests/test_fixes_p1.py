@@ -325,3 +325,20 @@ def test_huber_and_smooth_l1_with_mixed_dtypes_and_layouts():
             out.append((r.dtype, r.stride()))
             res.append([str(v) for v in out])
         assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16", "float32"])
+def test_half_index_add_rounds_as_pytorch(dt):
+    """index_add of float16/bfloat16 along the first or last of several dims (alpha 1) adds in float32 and
+    rounds once, elsewhere (1-D, a middle dim, an alpha) slice after slice in the half type (measured)."""
+    rng = np.random.default_rng(0)
+    for shape in ((5,), (4, 6), (3, 4, 5)):
+        for dim in range(len(shape)):
+            for alpha in (1, 0.5):
+                x, i1 = rng.standard_normal(shape), rng.integers(0, shape[dim], 7)
+                vs = list(shape)
+                vs[dim] = 7
+                v1 = rng.standard_normal(vs)
+                a, b = (lib.tensor(x, dtype=getattr(lib, dt)).index_add(
+                    dim, lib.tensor(i1), lib.tensor(v1, dtype=getattr(lib, dt)), alpha=alpha) for lib in (torch, pt))
+                np.testing.assert_array_equal(a.float().numpy(), b.float().numpy())

@@ -672,9 +672,17 @@ class IndexAdd(ArrayFunction):
             return out  # nothing to add to (the indices were not checked either, as in PyTorch)
         o = _nd(out)
         src = source if source.ndim == o.ndim else source.reshape((1,) * o.ndim)
+        key = (slice(None),) * dim + (index.reshape(-1),)
+        if o.ndim > 1 and dim in (0, o.ndim - 1) and alpha == 1 and to_opmath(o) is not o:
+            # float16/bfloat16 along the first or last of several dims: ATen scatter-adds in float32, one
+            # rounding per result; else (and with an alpha) it adds slice after slice in the half type (measured)
+            wide = to_opmath(o)
+            _scatter_add_at(wide, key, to_opmath(src.astype(o.dtype, copy=False)))
+            o[...] = wide
+            return out
         if alpha != 1:
             src = src * (int(alpha) if o.dtype.kind in "iub" else alpha)
-        _scatter_add_at(o, (slice(None),) * dim + (index.reshape(-1),), src.astype(o.dtype, copy=False))
+        _scatter_add_at(o, key, src.astype(o.dtype, copy=False))
         return out
 
     @staticmethod
