@@ -399,7 +399,7 @@ class XLog1py(ArrayFunction):
             gy = None
         # PyTorch's xlog1py(grad, y), masked where x == 0 and y <= -1: a zero grad gives 0 even where
         # log1p(y) is NaN or -inf
-        gx = XLog1py.apply(grad, y).masked_fill((x == 0) & (y <= -1), 0) if need[0] else None
+        gx = XLog1py.apply(grad, y).masked_fill((x == 0) & (y <= -1.0), 0) if need[0] else None   # (-1.0: an int wraps for uint8)
         return gx, gy
 
 

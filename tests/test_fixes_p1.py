@@ -342,3 +342,35 @@ def test_half_index_add_rounds_as_pytorch(dt):
                 a, b = (lib.tensor(x, dtype=getattr(lib, dt)).index_add(
                     dim, lib.tensor(i1), lib.tensor(v1, dtype=getattr(lib, dt)), alpha=alpha) for lib in (torch, pt))
                 np.testing.assert_array_equal(a.float().numpy(), b.float().numpy())
+
+
+def test_fuzz_round_12_last_fixes():
+    """xlog1py's gradient masks where other <= -1.0 (a float: an int -1 wraps for uint8 and masked
+    everything); lgamma near a pole takes sin(pi x) from x's distance to the integer; layer_norm's result is
+    contiguous (a transposed float64 input gave a transposed result); an index into a size-0 dim is refused
+    before a dtype mismatch; div(rounding_mode='trunc') of float16/bfloat16 by a scalar divides in float32."""
+    for lib in (torch, pt):
+        x = lib.tensor([0.0], requires_grad=True)
+        lib.special.xlog1py(x, lib.tensor([4], dtype=lib.uint8)).sum().backward()
+        assert abs(x.grad.item() - np.log1p(4)) < 1e-6
+    xs = np.array([-0.9999999999999958, -1.0000000001, -0.5, -3.0000001, -10.3, 0.3, -7.999999999])
+    np.testing.assert_allclose(torch.lgamma(torch.tensor(xs)).numpy(), pt.lgamma(pt.tensor(xs)).numpy(), rtol=1e-13)
+    for lib_pair in ((torch, pt),):
+        strides = [lib.nn.functional.layer_norm(lib.ones(1, 3, 3, dtype=lib.float64).transpose(-2, -1), (3,),
+                                                lib.ones(3, dtype=lib.float64), lib.zeros(3, dtype=lib.float64)).stride()
+                   for lib in lib_pair]
+        assert strides[0] == strides[1]
+
+    def put(lib):
+        x = lib.zeros(1, 1, 0)
+        x[:, :, lib.tensor([0])] = lib.zeros(1, 1, 0, dtype=lib.long)
+    assert _error(torch, put) == _error(pt, put)
+    a = np.linspace(-5, 5, 41)
+    for dt in ("bfloat16", "float16"):
+        for b in (0.3, 0.043701171875):
+            got, want = (lib.div(lib.tensor(a, dtype=getattr(lib, dt)), d, rounding_mode="trunc")
+                         for lib, d in ((torch, b), (pt, b)))
+            np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+            got, want = (lib.div(lib.tensor(a, dtype=getattr(lib, dt)), lib.tensor([b], dtype=getattr(lib, dt)),
+                                 rounding_mode="trunc") for lib in (torch, pt))
+            np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())

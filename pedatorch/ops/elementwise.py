@@ -233,8 +233,14 @@ class Div(ArrayFunction):
                 return _in_opmath(xp.true_divide, a, b, pa, pb)
             with np.errstate(divide="ignore", invalid="ignore"):
                 return xp.true_divide(pa, pb)
-        a, b = promote(a, b)
-        return _rounded_div(a, b, rounding_mode)
+        pa, pb = promote(a, b)
+        if rounding_mode == "trunc" and is_reduced_np(pa.dtype) and (not is_array(b) or b.size == 1):
+            # ATen's kernel for a scalar divisor (a number, a one-element tensor) divides float16/bfloat16 in
+            # float32 by the divisor's own value and truncates that; otherwise the half type's division rounds
+            # the quotient first (-26.99 becomes -27)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return xp.trunc(to_opmath(pa) / xp.asarray(b, np.float32)).astype(pa.dtype)
+        return _rounded_div(pa, pb, rounding_mode)
 
     @staticmethod
     def backward(ctx, grad):

@@ -449,11 +449,11 @@ def _index_put(target, key, values, accumulate, inplace, adv=None, tensors=()):
         values = values.to(target.dtype)
     if inplace and not masked_fill:   # (first of all: x[idx] = x is refused)
         _check_no_overlap(target, values, *tensors)
+    _check_empty_dims(target._data.shape, key)   # (an index into a size-0 dim is refused first)
     if values._data.dtype != target._data.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_type_word(target._data.dtype)} for the destination and "
                            f"{_type_word(values._data.dtype)} for the source.")
-    _check_empty_dims(target._data.shape, key)
     result_shape = _indexed_shape(target._data.shape, key)
     try:
         ok = np.broadcast_shapes(values._data.shape, result_shape) == result_shape

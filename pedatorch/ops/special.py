@@ -48,7 +48,9 @@ def _lgamma(x):
         for i in range(1, 9):
             a = a + _LANCZOS[i] / (y + i)
         big = 0.5 * math.log(2 * math.pi) + (y + 0.5) * xp.log(t) - t + xp.log(a)
-        refl = math.log(math.pi) - xp.log(xp.abs(xp.sin(math.pi * x))) - big
+        # |sin(pi x)| from x's distance to the nearest integer (exact), not sin of the rounded pi * x: near a
+        # pole (x = -1 + 4e-15) that rounding is a few percent of the distance
+        refl = math.log(math.pi) - xp.log(xp.abs(xp.sin(math.pi * (x - xp.round(x))))) - big
         out = xp.where(small, refl, big)
         # poles at non-positive integers; exact zeros at 1 and 2
         out = xp.where((x <= 0) & (x == xp.floor(x)), np.inf, out)

@@ -510,6 +510,7 @@ class NativeLayerNorm(ArrayFunction):
     """Over the last k dims: xhat = (x - mean) * rstd;  out = xhat * w + b.
     dx = rstd * (gw - E[gw] - xhat * E[gw * xhat]);  dw = sum(grad * xhat), db = sum(grad) over the leading dims"""
     node_name = "NativeLayerNormBackward0"
+    _result_format = "contiguous_format"   # ATen normalizes input.contiguous() into a contiguous result
 
     @staticmethod
     def forward(ctx, x, k, w, b, eps):
