@@ -102,6 +102,9 @@ KNOWN = {
     'rsqrt|value|float32': "PyTorch's softshrink returns -0 in its scalar loop and +0 in its vector loop (rsqrt: -inf vs inf)",
     'erfinv|value|float32': "float32 tanh of 9.5 is 1.0 in PyTorch's SLEEF and 0.99999994 in numpy's (erfinv: inf vs 3.83)",
     'special.log_ndtr|grad_value|float32': "far left tail: float32 ulps of the forward (libm vs SLEEF) amplified by the gradient",
+    'cos|value|float32': "float32 cos of a huge argument (exp(25) ~ 7e10): SLEEF's argument reduction vs the C library's",
+    'relu|grad_value|bfloat16': "PyTorch's var/std backward with dim=() takes N = 1; pedatorch reduces all (through std)",
+    'lgamma|value|float16': "PyTorch's half layer_norm of a one-element row returns FMA rounding noise, not 0 (lgamma: finite vs inf)",
 }
 
 
