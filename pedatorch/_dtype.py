@@ -290,7 +290,9 @@ class finfo:
     def __init__(self, type=None):
         type = type or get_default_dtype()
         if not type.is_floating_point and not type.is_complex:
-            raise TypeError(f"torch.finfo() requires a floating point input type. Use torch.iinfo to handle '{type}'")
+            # (PyTorch's message names 'torch.finfo' where the type belongs)
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                            "'torch.finfo'")
         info = np.finfo(type.to_real().np)
         self.dtype = type.to_real().name
         self.bits = info.bits
@@ -298,11 +300,11 @@ class finfo:
         self.max = _pyfloat(info.max)
         self.min = _pyfloat(info.min)
         self.tiny = self.smallest_normal = _pyfloat(info.tiny)
-        self.resolution = _pyfloat(info.resolution)
+        self.resolution = 10.0 ** -info.precision   # a power of ten: 1e-06 for float32
 
-    def __repr__(self):
-        return (f"finfo(resolution={self.resolution}, min={self.min:e}, max={self.max:e}, eps={self.eps}, "
-                f"smallest_normal={self.tiny}, tiny={self.tiny}, dtype={self.dtype})")
+    def __repr__(self):   # (every number as C's %g writes it, as PyTorch prints them)
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.tiny:g}, tiny={self.tiny:g}, dtype={self.dtype})")
 
 
 class iinfo:
@@ -310,12 +312,15 @@ class iinfo:
 
     def __init__(self, type):
         if type.is_floating_point or type.is_complex:
-            raise TypeError(f"torch.iinfo() requires an integer input type. Use torch.finfo to handle '{type}'")
-        info = np.iinfo(type.np) if type is not bool else None
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+                            "'torch.iinfo'")
+        if type.np == np.bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        info = np.iinfo(type.np)
         self.dtype = type.name
         self.bits = type.itemsize * 8
-        self.max = _pyint(info.max) if info else 1
-        self.min = _pyint(info.min) if info else 0
+        self.max = _pyint(info.max)
+        self.min = _pyint(info.min)
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

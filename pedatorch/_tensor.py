@@ -533,7 +533,7 @@ class Tensor:
                                "instead.")
         if self.dtype is D.bfloat16 and not force:
             raise TypeError("Got unsupported ScalarType BFloat16")
-        return self._data
+        return self._data.view()   # a new array object over the same memory on each call, as PyTorch's
 
     def __array__(self, dtype=None, copy=None):
         if self._requires_grad:

@@ -26,7 +26,6 @@ The formulas assume what PyTorch's do: distinct eigen/singular values, full
 rank, well-conditioned input.  Norms compose ``vector_norm`` (one kernel) with
 ``amax``/``amin`` and ``svdvals`` exactly as PyTorch does.
 """
-import collections
 import math
 import numbers
 
@@ -40,20 +39,24 @@ from .ops.linalg import matmul as _matmul, multi_dot as _multi_dot, _mH, _conj
 from .ops import shape as _shape
 from .ops.reduction import vector_norm, check_norm_dtype as _check_norm_dtype, _scalar_word
 from ._dtype import is_inexact_np
+from .ops.sorting import _return_type
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "inv_ex", "solve", "solve_ex", "cholesky",
            "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "lstsq", "cross",
            "diagonal", "matmul", "multi_dot", "matrix_power", "vecdot", "LinAlgError"]
 
 
-class LinAlgError(RuntimeError):
-    """A linear algebra kernel failed on its input (singular, not positive-definite, ...)."""
+class _LinAlgError(RuntimeError):
+    """A linear algebra kernel failed on its input (singular, not positive-definite, ...).  PyTorch's class is
+    ``torch._C._LinAlgError`` (the name its messages and ``type(e).__name__`` show); ``LinAlgError`` is an alias."""
+
+
+LinAlgError = _LinAlgError
 
 
 def _rt(name, fields):
-    cls = collections.namedtuple(name, fields)
-    cls.__module__ = "torch.return_types"
-    return cls
+    """A ``torch.return_types.<name>`` structseq (printed over several lines, as PyTorch prints it)."""
+    return _return_type(name, tuple(fields))
 
 
 linalg_slogdet = _rt("linalg_slogdet", ["sign", "logabsdet"])
@@ -169,7 +172,7 @@ class LinalgDet(ArrayFunction):
     def forward(ctx, A):
         xp = namespace(A)
         d = xp.linalg.det(A) if A.shape[-1] else xp.ones(A.shape[:-2], dtype=A.dtype)
-        d = xp.asarray(d, dtype=A.dtype)
+        d = _singular_det(A, xp.asarray(d, dtype=A.dtype))
         ctx.save_for_backward(A, d)
         return d
 
@@ -181,6 +184,23 @@ class LinalgDet(ArrayFunction):
             return gd * _mH(inv(A))
         # singular: det is still smooth; its gradient is the conjugate adjugate (no double backward here)
         return Tensor._make(_adjugate(A._data).conj().swapaxes(-1, -2)) * g.unsqueeze(-1).unsqueeze(-1)
+
+
+def _singular_det(A, d):
+    """numpy gives +0 for every singular (real) matrix: its LU stops at the zero pivot.  PyTorch multiplies out
+    the diagonal of LAPACK's LU and the row swaps' sign, and LAPACK, reading row-major memory as column-major,
+    factors the transpose: det [[1, 2], [2, 4]] is -0 there.  Only the zero determinants are redone so."""
+    xp = namespace(A)
+    zero = d == 0
+    if A.dtype.kind == "c" or not A.shape[-1] or not zero.any():
+        return d
+    n = A.shape[-1]
+    LU, pivots, _ = _getrf(xp.swapaxes(A.reshape((-1, n, n))[zero.reshape(-1)], -1, -2))
+    odd = (pivots != xp.arange(1, n + 1, dtype=pivots.dtype)).sum(-1) % 2 == 1
+    redone = xp.prod(xp.diagonal(LU, axis1=-2, axis2=-1), axis=-1) * xp.where(odd, -1, 1).astype(A.dtype)
+    d = d.copy()
+    d[zero] = redone
+    return d
 
 
 def _adjugate(A):
@@ -215,6 +235,11 @@ class LinalgSlogdet(ArrayFunction):
         sign, logabs = xp.linalg.slogdet(A)
         sign = xp.asarray(sign, dtype=A.dtype)
         logabs = xp.asarray(logabs, dtype=A.real.dtype)
+        if sign.dtype.kind != "c":   # singular: the sign of PyTorch's (signed) zero determinant, see _singular_det
+            d = _singular_det(A, xp.where(sign == 0, 0, 1).astype(A.dtype))
+            with np.errstate(divide="ignore"):
+                sign, logabs = xp.where(d == 1, sign, xp.where(d == 0, d, xp.sign(d))), \
+                    xp.where(d == 1, logabs, xp.log(xp.abs(d))).astype(logabs.dtype)
         ctx.save_for_backward(A, sign)
         return sign, logabs
 
@@ -235,7 +260,7 @@ def slogdet(A, *, out=None):
     _check_square(A, "linalg.slogdet")
     _check_float(A, "linalg.slogdet")
     _check_low_precision(A, "linalg.slogdet")
-    r = linalg_slogdet(*LinalgSlogdet.apply(A))
+    r = linalg_slogdet(LinalgSlogdet.apply(A))
     return r if out is None else write_out(out, r)
 
 
@@ -281,7 +306,7 @@ def inv_ex(A, *, check_errors=False, out=None):
     Ainv, info = LinalgInvEx.apply(A)
     if check_errors:
         _raise_inv(info)
-    r = linalg_inv_ex(Ainv, info)
+    r = linalg_inv_ex((Ainv, info))
     return r if out is None else write_out(out, r)
 
 
@@ -387,7 +412,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     X, info = LinalgSolveEx.apply(A, B, left, vector)
     if check_errors:
         _raise_solve(info)
-    r = linalg_solve_ex(X, info)
+    r = linalg_solve_ex((X, info))
     return r if out is None else write_out(out, r)
 
 
@@ -457,7 +482,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     L, info = LinalgCholeskyEx.apply(A, upper)
     if check_errors:
         _raise_cholesky(info)
-    r = linalg_cholesky_ex(L, info)
+    r = linalg_cholesky_ex((L, info))
     return r if out is None else write_out(out, r)
 
 
@@ -553,7 +578,7 @@ def qr(A, mode="reduced", *, out=None):
                            f"'complete'")
     _check_float(A, "linalg.qr")
     _check_low_precision(A, "linalg.qr", "geqrf_cpu")
-    r = linalg_qr(*LinalgQr.apply(A, mode))
+    r = linalg_qr(LinalgQr.apply(A, mode))
     return r if out is None else write_out(out, r)
 
 
@@ -603,7 +628,7 @@ def eigh(A, UPLO="L", *, out=None):
     _check_uplo(UPLO)
     _check_float(A, "linalg.eigh")
     _check_low_precision(A, "linalg.eigh", "linalg_eigh_cpu")
-    r = linalg_eigh(*LinalgEigh.apply(A, UPLO))
+    r = linalg_eigh(LinalgEigh.apply(A, UPLO))
     return r if out is None else write_out(out, r)
 
 
@@ -706,7 +731,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     if driver is not None:
         raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
                            "cuSOLVER backend.")
-    r = linalg_svd(*LinalgSvd.apply(A, full_matrices))
+    r = linalg_svd(LinalgSvd.apply(A, full_matrices))
     return r if out is None else write_out(out, r)
 
 
@@ -902,7 +927,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)" if not vector else
                            "torch.linalg.lstsq: input.size(-2) should match other.size(-1)")
     X, res, rank, sv = LinalgLstsq.apply(A, B, rcond, driver or "gelsy", vector)
-    return linalg_lstsq(X, res, rank, sv.detach())
+    return linalg_lstsq((X, res, rank, sv.detach()))
 
 
 # ====================================================================== cross, diagonal, vecdot, matrix_power
@@ -1337,7 +1362,7 @@ def _check_lu(A, fn, pivot=True):
 def lu(A, *, pivot=True, out=None):
     """A = P L U with P a permutation, L unit lower triangular (m x k), U upper triangular (k x n)."""
     _check_lu(A, "linalg.lu", pivot)
-    r = linalg_lu(*LinalgLu.apply(A, pivot))
+    r = linalg_lu(LinalgLu.apply(A, pivot))
     return r if out is None else write_out(out, r)
 
 
@@ -1346,7 +1371,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     LU, pivots, info = LinalgLuFactorEx.apply(A, pivot)
     if check_errors:
         _raise_lu(info, "torch.linalg.lu_factor_ex")
-    r = linalg_lu_factor_ex(LU, pivots, info)
+    r = linalg_lu_factor_ex((LU, pivots, info))
     return r if out is None else write_out(out, r)
 
 
@@ -1363,7 +1388,7 @@ def lu_factor(A, *, pivot=True, out=None):
     _check_lu(A, "torch.linalg.lu_factor", pivot)
     LU, pivots, info = LinalgLuFactorEx.apply(A, pivot)
     _raise_lu(info, "torch.linalg.lu_factor")
-    r = linalg_lu_factor(LU, pivots)
+    r = linalg_lu_factor((LU, pivots))
     return r if out is None else write_out(out, r)
 
 
@@ -1379,7 +1404,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     else:
         L = empty(0, dtype=LU_data.dtype, device=LU_data.device)
         U = empty(0, dtype=LU_data.dtype, device=LU_data.device)
-    r = lu_unpack_result(P, L, U)
+    r = lu_unpack_result((P, L, U))
     return r if out is None else write_out(out, r)
 
 
@@ -1523,7 +1548,7 @@ def _check_eig(A, fn):
 def eig(A, *, out=None):
     """Eigenvalues and (unit-norm) eigenvectors of a general square matrix, complex (LAPACK geev, as PyTorch)."""
     _check_eig(A, "torch.linalg.eig")
-    r = linalg_eig(*LinalgEig.apply(A))
+    r = linalg_eig(LinalgEig.apply(A))
     return r if out is None else write_out(out, r)
 
 

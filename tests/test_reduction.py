@@ -455,8 +455,12 @@ def test_norm_special_cases(torch):
     raises_same(torch, lambda m: m.randn(2, 2, 2).norm(p="fro", dim=(0, 1, 2)))
     raises_same(torch, lambda m: m.empty(0).norm(inf))
     raises_same(torch, lambda m: m.empty(0, 3).norm(inf, dim=0))
-    with pytest.raises(NotImplementedError):
-        pt.ones(2, 2).norm("nuc")
+    # the nuclear norm is linalg.matrix_norm's, over all dims when none are given (a 3-d input is refused)
+    m = [[1., -2.], [3., 4.]]
+    compare(pt.tensor(m).norm("nuc"), torch.tensor(m).norm("nuc"))
+    compare(pt.norm(pt.tensor(m), p="nuc", dim=(1, 0), keepdim=True), torch.norm(torch.tensor(m), p="nuc",
+                                                                                 dim=(1, 0), keepdim=True))
+    raises_same(torch, lambda m: m.ones(2, 2, 2).norm(p="nuc"))
 
 
 def test_logsumexp_softmax_stability(torch):

@@ -17,7 +17,7 @@ from .. import _dtype as D
 from .._device import as_device, to_device_array, CPU
 from ..backend import cuda_backend, device_namespace, namespace, as_strided, is_array, astype, CPU_ARRAY, CPU_BACKEND
 from ..backend import dlpack_device as backend_dlpack_device, allocation_error
-from .._layout import like_empty_like, relayout, format_strides, copy_in_format
+from .._layout import like_empty_like, relayout, format_strides, copy_in_format, in_format
 from .._tensor import Tensor, Size, preserve_format, contiguous_format
 from ._util import write_out, register, cast, checked_int, require_tensor, _type_word
 from ..autograd.function import ArrayFunction
@@ -91,13 +91,24 @@ def _infer_np_dtype(arr, data):
     raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
 
 
-def _flatten_tensors(data):
-    """Lists may hold 0-dim (or any) tensors: replace them by their values."""
+def _flatten_tensors(data, inside=False):
+    """A tensor inside a list counts as a number, as PyTorch takes its item(): a one-element tensor of any
+    shape becomes a numpy scalar of its dtype (its dtype then takes part in the promotion); a bigger one is
+    refused."""
     if isinstance(data, Tensor):
-        return data._data if data.is_cpu else data._data.get()
+        arr = data._data if data.is_cpu else data._data.get()
+        if not inside:
+            return arr
+        if arr.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return arr.reshape(-1)[0]
     if isinstance(data, (list, tuple)):
-        return [_flatten_tensors(d) for d in data]
+        return [_flatten_tensors(d, True) for d in data]
     return data
+
+
+def _holds_tensor(data):
+    return isinstance(data, Tensor) or isinstance(data, (list, tuple)) and any(_holds_tensor(d) for d in data)
 
 
 def _check_ragged(data, depth=0):
@@ -126,7 +137,7 @@ def _to_array(data, dtype):
         return astype(_host.array(data), dtype.np) if dtype else _host.array(data)
     if isinstance(data, str):
         raise TypeError(f"new(): invalid data type 'str'")
-    has_tensor = isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data)
+    has_tensor = isinstance(data, (list, tuple)) and _holds_tensor(data)
     data = _flatten_tensors(data)
     if isinstance(data, (list, tuple)):
         _check_ragged(data)
@@ -145,10 +156,8 @@ def _to_array(data, dtype):
             checked_int(int(arr.min()), dtype.np, c_name=False)
             checked_int(int(arr.max()), dtype.np, c_name=False)
         return astype(arr, dtype.np)   # (as PyTorch converts: Python floats reach a half type through float)
-    if has_tensor and is_inexact_np(arr.dtype):
-        return arr
-    if isinstance(_first(data), np.generic):
-        # numpy scalars keep their dtype, Python numbers count as PyTorch's defaults, all promoted
+    if has_tensor or isinstance(_first(data), np.generic):
+        # tensors' and numpy scalars' dtypes are kept, Python numbers count as PyTorch's defaults, all promoted
         dt = None
         for leaf in _host.array(data, dtype=object).reshape(-1):
             d = D.from_numpy_dtype(leaf.dtype) if isinstance(leaf, np.generic) else D._scalar_dtype(leaf)
@@ -298,8 +307,12 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=Fa
 @_allocating
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
-    return _finish(_xp(device).zeros(_size_arg(size, "empty"), _dtype_or_default(dtype)), device, requires_grad,
-                   out)
+    arr = _xp(device).zeros(_size_arg(size, "empty"), _dtype_or_default(dtype))
+    if memory_format is preserve_format:   # (there is no input whose layout could be preserved)
+        raise RuntimeError("unsupported memory format Preserve")
+    if memory_format is not None:
+        arr = in_format(arr, memory_format.name)
+    return _finish(arr, device, requires_grad, out)
 
 
 @_allocating

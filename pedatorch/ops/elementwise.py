@@ -1951,9 +1951,20 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     return r if out is None else write_out(out, r)
 
 
+def _check_bound_kinds(name, min, max):
+    """Both bounds tensors or both numbers: PyTorch's argument parser has no signature that mixes them."""
+    if min is not None and max is not None and isinstance(min, Tensor) != isinstance(max, Tensor):
+        word = lambda v: "Tensor" if isinstance(v, Tensor) else type(v).__name__
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, max={word(max)}, "
+                        f"min={word(min)}), but expected one of:\n"
+                        " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                        " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+
+
 def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _check_bound_kinds("clamp", min, max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         if min is not None and max is not None:   # (with one bound ATen runs maximum/minimum: bool works)
             check_broadcast(input, min, max)
@@ -2292,6 +2303,7 @@ def pow_(self, exponent):
 def clamp_(self, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _check_bound_kinds("clamp_", min, max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _ip(ClampTensor).apply(self, min, max)
     return _ip(Clamp).apply(self, min, max)

@@ -4,11 +4,21 @@ They are thin wrappers over ``pedatorch.linalg``, with the older functions' argu
 conventions (``svd(some=True)`` returns V, not Vh; ``cholesky(upper=False)``).
 """
 from .. import linalg as L
-from ._util import register
+from . import reduction as _reduction
+from ._util import register, write_out
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "svd", "qr", "cholesky",
            "cholesky_solve", "cholesky_inverse", "matrix_exp", "lu", "lu_solve", "lu_unpack", "triangular_solve",
-           "geqrf", "orgqr", "ormqr"]
+           "geqrf", "orgqr", "ormqr", "norm"]
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """torch.norm: the nuclear norm (``p='nuc'``) is a matrix norm, over all dims when none are given (so the
+    input must be a matrix); every other ``p`` is a vector norm (ops/reduction.py)."""
+    if isinstance(p, str) and p == "nuc":
+        r = L.matrix_norm(input, "nuc", list(range(input.dim())) if dim is None else dim, keepdim, dtype=dtype)
+        return r if out is None else write_out(out, r)
+    return _reduction.norm(input, p, dim, keepdim, out=out, dtype=dtype)
 
 
 def det(input):
@@ -147,4 +157,4 @@ register({"det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse, 
           "matrix_power": matrix_power, "svd": svd, "qr": qr, "cholesky": cholesky,
           "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "matrix_exp": matrix_exp,
           "lu": lu, "lu_solve": lu_solve, "triangular_solve": triangular_solve, "geqrf": geqrf, "orgqr": orgqr,
-          "ormqr": ormqr})
+          "ormqr": ormqr, "norm": norm})

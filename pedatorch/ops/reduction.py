@@ -338,6 +338,8 @@ def _prod_safe_zeros(grad, x, dim):
     """
     if x._data.size == 0:
         return grad.expand(x.shape)
+    if x.shape[dim] == 1:   # the derivative of a one-element product is 1: no graph through x (PyTorch's too)
+        return grad
     before = cumprod(Shift.apply(x, dim, 1, 1), dim)
     after = Flip.apply(cumprod(Flip.apply(Shift.apply(x, dim, -1, 1), (dim,)), dim), (dim,))
     return grad * (before * after)
@@ -998,15 +1000,14 @@ def _scalar_word(value):
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """The vector norm of ``input`` (``p``: a number, ``'fro'`` = 2, ``inf``, ``-inf``, 0), flattened or over ``dim``.
 
-    ``p='nuc'`` (the nuclear norm, a matrix norm) is not implemented.
+    ``p='nuc'`` (the nuclear norm, a matrix norm) is ``linalg.matrix_norm``'s: ops/linalg_legacy.py's ``norm``
+    (the one ``torch.norm`` and ``Tensor.norm`` are) sends it there and every other ``p`` here.
     """
     if p is None:
         p = "fro"
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, numbers.Integral) or len(dim) <= 2):
             p = 2
-        elif p == "nuc":
-            raise NotImplementedError("pedatorch: norm(p='nuc') (the nuclear norm) is not implemented")
         elif p == "fro":
             raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}")
         else:

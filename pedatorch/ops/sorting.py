@@ -39,19 +39,19 @@ class _StructSeq(tuple):
 
     ``r = x.max(0)``: ``r.values``, ``r.indices``, ``values, indices = r`` and ``r[0]`` all work.
     """
-    _fields = ()
+    _names = ()
     n_fields = n_sequence_fields = 0
     n_unnamed_fields = 0
 
     def __new__(cls, sequence):
         seq = tuple(sequence)
-        if len(seq) != len(cls._fields):
-            raise TypeError(f"torch.return_types.{cls.__name__}() takes a {len(cls._fields)}-sequence "
+        if len(seq) != len(cls._names):
+            raise TypeError(f"torch.return_types.{cls.__name__}() takes a {len(cls._names)}-sequence "
                             f"({len(seq)}-sequence given)")
         return tuple.__new__(cls, seq)
 
     def __repr__(self):
-        body = ",\n".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
+        body = ",\n".join(f"{name}={value!r}" for name, value in zip(self._names, self))
         return f"torch.return_types.{type(self).__name__}(\n{body})"
 
     __str__ = __repr__
@@ -66,7 +66,7 @@ sys.modules.setdefault("pedatorch.return_types", return_types)
 
 
 def _return_type(name, fields):
-    attrs = {"_fields": fields, "n_fields": len(fields), "n_sequence_fields": len(fields),
+    attrs = {"_names": fields, "n_fields": len(fields), "n_sequence_fields": len(fields),
              "__module__": "pedatorch.return_types", "__slots__": ()}
     for i, f in enumerate(fields):
         attrs[f] = property(lambda self, i=i: tuple.__getitem__(self, i))

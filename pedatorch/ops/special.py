@@ -710,10 +710,15 @@ def is_nonzero(input):
 
 def bincount(input, weights=None, minlength=0):
     xp = namespace(input._data)
-    if input._data.ndim != 1 or input._data.dtype.kind not in "iu":
+    check_kernel_dtype("bincount_cpu", input._data.dtype, "iu")   # (the dispatch refuses floats and bool first)
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if input._data.ndim != 1 or input._data.size and input._data.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if input._data.size and input._data.min() < 0:
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights._data.ndim != 1 or weights._data.shape[0] != input._data.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    if input._data.size == 0:   # (PyTorch returns int64 zeros for an empty input, weights or not)
+        return Tensor._make(xp.zeros(minlength, np.int64))
     w = weights._data if weights is not None else None
     out = xp.bincount(input._data, weights=w, minlength=minlength)
     if weights is None:

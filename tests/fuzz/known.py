@@ -107,6 +107,10 @@ KNOWN = {
     'logit|grad2_value|float32': "NaN through a padded conv: im2col multiplies the zero padding by it, PyTorch's kernel skips padding",
     'special.xlog1py|grad_value|float32': "inf/NaN through a padded conv: im2col multiplies the zero padding by it, PyTorch's kernel skips padding",
     'lgamma|value|float16': "PyTorch's half layer_norm of a one-element row returns FMA rounding noise, not 0 (lgamma: finite vs inf)",
+    'F.gelu|value|bfloat16': "PyTorch's AVX-512 float erf polynomial gives NaN at +inf in its vector loop (bfloat16 computes in float)",
+    'acosh|value|float32': "PyTorch's float32 vector sqrt (one ulp off, docs/architecture.md) gives 1.0 for sqrt(0.99999994): acosh 0 vs NaN",
+    'log1p|value|float32': "group_norm's float32 moments one ulp apart (ATen's Welford order vs numpy's), log1p near -1 magnifies it",
+    'pow|grad_value|float32': "batch_norm's float32 backward one ulp apart (ATen's loop order), magnified by pow(-3) of a cancelling sum",
 }
 
 

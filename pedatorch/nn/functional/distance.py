@@ -41,6 +41,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     if not common.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{_float_word(common.np) if hasattr(common, 'np') else common}")
+    # integer and bool inputs are converted to the common dtype (vector_norm takes only floats)
+    x1, x2 = (t if t.is_floating_point() or t.is_complex() else t.to(common) for t in (x1, x2))
     shape = broadcast_shapes_or_raise(tuple(x1.shape), tuple(x2.shape))
     if tuple(x1.shape) != shape:
         x1 = x1.expand(shape)

@@ -695,7 +695,9 @@ class NativeGroupNorm(ArrayFunction):
             mean = xp.mean(xg, axis=2, keepdims=True, dtype=np.float64).astype(x.dtype)
             d = xg - mean
             var = xp.mean(xp.square(d), axis=2, keepdims=True)
-        rstd = (1.0 / xp.sqrt(var + eps)).astype(x.dtype, copy=False)
+        # ATen's group-norm kernel adds the double eps to the float variance, so 1/sqrt(var + eps) is taken
+        # in double and rounded once (its layer norm, by contrast, works in float)
+        rstd = (1.0 / xp.sqrt(var.astype(np.float64) + eps)).astype(x.dtype, copy=False)
         xhat = d * rstd
         saved_xhat, saved_rstd = _saved_stats(x_in, xg, mean, rstd, xhat)
         xhat = xhat.reshape(x.shape)

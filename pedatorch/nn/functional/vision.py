@@ -226,10 +226,15 @@ class _Upsample(ArrayFunction):
     def forward(ctx, x, taps):
         in_shape = x.shape
         out = x
+        xp = namespace(x)
         for axis, idx, w in reversed(taps):
             out = _along(out, axis, idx, w)
+            if x.dtype.kind == "u":   # uint8 images: PyTorch's kernel rounds each pass to 0..255, halves up
+                out = xp.clip(xp.floor(out + 0.5), 0, 255)
         ctx.taps, ctx.in_shape = taps, in_shape
-        return out if out is not x else x.copy()
+        if out is x:
+            return x.copy()
+        return out.astype(x.dtype, copy=False)   # (float16/bfloat16 weighed in float32, rounded once)
 
     @staticmethod
     def backward(ctx, grad):
@@ -273,6 +278,25 @@ def _check_sizes(in_sizes, out_sizes):
     raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}) output ({outs})")
 
 
+def _check_resample_dtype(dt, mode, nsp, antialias):
+    """PyTorch's CPU kernels take floats, and uint8 for the nearest modes and 2-d bilinear/bicubic (image
+    resizing); float16 has no antialiased kernel.  The refusal names the kernel that lacks the dtype."""
+    floating = dt.kind == "f" or dt.kind == "V"
+    if floating and not (antialias and dt.itemsize == 2) or dt == np.uint8 and (
+            mode in ("nearest", "nearest-exact") or mode in ("bilinear", "bicubic") and nsp == 2):
+        return
+    if antialias:
+        kernel = "compute_index_ranges_weights"
+    elif mode in ("nearest", "nearest-exact"):
+        kernel = "upsample_nearest2d_channels_last" if nsp == 2 else "compute_indices_weights_nearest"
+    elif mode == "area":
+        kernel = f"adaptive_avg_pool{max(nsp, 2)}d"
+    else:
+        kernel = {"bilinear": "upsample_bilinear2d_channels_last", "bicubic": "compute_indices_weights_cubic"}.get(
+            mode, "compute_indices_weights_linear")
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{_type_word(dt)}\'')
+
+
 def _resample(input, mode, output_size, scale_factors, align_corners, antialias):
     """The C++ half of interpolate: output sizes, taps per dim, one op."""
     x = input
@@ -285,6 +309,7 @@ def _resample(input, mode, output_size, scale_factors, align_corners, antialias)
         out_sizes = [int(s) for s in output_size]
         scales = [None] * nsp
     _check_sizes(in_sizes, out_sizes)
+    _check_resample_dtype(x._data.dtype, mode, nsp, antialias)
     if mode == "area" and all(o == 1 for o in out_sizes):   # adaptive_avg_pool's shortcut: a mean
         if nsp == 1:
             return x.unsqueeze(2).mean((-1, -2), keepdim=True).squeeze(2)
@@ -813,8 +838,9 @@ class AffineGridGenerator(ArrayFunction):
         sp = base.shape[:-1]
         ctx.save_for_backward(base)
         xp = namespace(theta)
-        out = xp.matmul(base.reshape(1, -1, base.shape[-1]), xp.swapaxes(theta, 1, 2))
-        return out.reshape((N,) + sp + (theta.shape[1],))
+        dt = _opmath(theta)   # (float16/bfloat16: a bmm accumulating in float32, rounded once)
+        out = xp.matmul(base.reshape(1, -1, base.shape[-1]).astype(dt), xp.swapaxes(theta, 1, 2).astype(dt))
+        return out.astype(theta.dtype, copy=False).reshape((N,) + sp + (theta.shape[1],))
 
     @staticmethod
     def backward(ctx, grad):

@@ -1,0 +1,193 @@
+"""Fuzzer round 13 and the compat programs 39-46: the fixes, each compared with PyTorch."""
+import numpy as np
+import pytest
+
+import pedatorch as torch
+
+pt = pytest.importorskip("torch")
+
+
+@pytest.mark.parametrize("dt", ["float32", "float16", "bfloat16", "float64"])
+def test_group_norm_rstd_adds_a_double_eps(dt):
+    """ATen's group-norm kernel takes 1/sqrt(var + eps) in double (eps is a double) and rounds it once; in
+    float32 that was an ulp off in about half the groups.  Groups of two quarter-integers have an exact mean
+    and variance, so the results must agree bit for bit."""
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        x = rng.integers(-20, 20, (2, 6, 1)) / 4
+        eps = float(rng.choice([1e-5, 1e-3, 0.1]))
+        ys = [lib.nn.functional.group_norm(lib.tensor(x, dtype=getattr(lib, dt)), 3, eps=eps).double().numpy()
+              for lib in (torch, pt)]
+        np.testing.assert_array_equal(*ys)
+
+
+def test_prod_over_a_size_one_dim_has_no_graph_through_its_input():
+    """PyTorch's prod_safe_zeros_backward returns the gradient itself for a one-element product; the
+    exclusive cumprods pedatorch built there gave 0 * inf = NaN in a double backward (log2(0) = -inf)."""
+    out = []
+    for lib in (torch, pt):
+        x = lib.tensor([[1.0], [0.0]], requires_grad=True)
+        y0 = lib.log2(x)
+        for y1 in (lib.prod(y0, dim=1, keepdim=True), lib.prod(y0[1:])):
+            g, = lib.autograd.grad((y1 * 1.8).sum() + (y0 * -0.4).sum(), x, create_graph=True)
+            g2, = lib.autograd.grad((g * lib.tensor([[1.6], [0.2]])).sum(), x)
+            out.append((g.detach().numpy(), g2.numpy()))
+    for a, b in zip(out[:2], out[2:]):
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+
+
+def test_cosine_similarity_converts_integer_and_bool_inputs():
+    """PyTorch converts an integral (or bool) input to the common dtype first; pedatorch handed it to
+    vector_norm, which refuses integers."""
+    for build in (lambda lib: (lib.tensor(True), lib.tensor([1.0, 2.0], dtype=lib.float64)),
+                  lambda lib: (lib.tensor([1, 3]), lib.tensor([1.0, 2.0], dtype=lib.float16)),
+                  lambda lib: (lib.tensor([[1, 0], [2, 5]], dtype=lib.uint8), lib.tensor([[1.0, 2.0]]))):
+        r = [lib.nn.functional.cosine_similarity(*build(lib), dim=-1) for lib in (torch, pt)]
+        assert str(r[0].dtype) == str(r[1].dtype)
+        np.testing.assert_allclose(r[0].double().numpy(), r[1].double().numpy(), rtol=1e-3)
+    for lib in (torch, pt):
+        with pytest.raises(RuntimeError, match="expected common dtype to be floating point, yet common dtype "
+                                               "is Long"):
+            lib.nn.functional.cosine_similarity(lib.tensor([1, 3]), lib.tensor([1, 2]), dim=0)
+
+
+def _outcome(f):
+    """What f() gives, comparably across the two libraries: its repr and dtype, or its exception."""
+    try:
+        r = f()
+    except Exception as e:   # noqa: BLE001 - the class and message are what is compared
+        return type(e).__name__, str(e)
+    return repr(r).replace("pedatorch", "torch"), str(getattr(r, "dtype", ""))
+
+
+def _same(build):
+    assert _outcome(lambda: build(torch)) == _outcome(lambda: build(pt))
+
+
+def test_linalg_results_print_as_pytorch_return_types():
+    """linalg's named results were collections.namedtuple (one line, no ``torch.return_types.``); PyTorch's
+    are structseqs, printed over several lines.  They pickle, and collate as plain tuples (no ``_fields``)."""
+    import pickle
+    for build in (lambda lib: lib.linalg.slogdet(lib.tensor([[1., 5.], [3., 2.]])),
+                  lambda lib: lib.linalg.inv_ex(lib.tensor([[2., 0.], [0., 4.]])),
+                  lambda lib: lib.linalg.cholesky_ex(lib.tensor([[4., 2.], [2., 3.]])),
+                  lambda lib: lib.linalg.lu_factor(lib.tensor([[1., 2.], [3., 4.]])),
+                  lambda lib: lib.max(lib.tensor([[1., 5.], [3., 2.]]), 1)):
+        _same(build)
+    r = torch.linalg.qr(torch.eye(2))
+    assert not hasattr(r, "_fields") and pickle.loads(pickle.dumps(r)).R.tolist() == r.R.tolist()
+    Q, R = r
+    assert Q is r.Q and r[1] is R
+
+
+def test_linalg_error_class_is_named_as_pytorchs():
+    for lib in (torch, pt):
+        with pytest.raises(lib.linalg.LinAlgError) as e:
+            lib.linalg.inv(lib.zeros(2, 2))
+        assert type(e.value).__name__ == "_LinAlgError" and isinstance(e.value, RuntimeError)
+
+
+def test_det_of_a_singular_matrix_has_lapacks_signed_zero():
+    """numpy's det of a singular matrix is +0; PyTorch multiplies out the LU of the transposed matrix (LAPACK
+    reads row-major memory as column-major) with the row swaps' sign, so some are -0 (and slogdet's sign)."""
+    for m in ([[1., 2.], [2., 4.]], [[0., 1.], [0., 1.]], [[0., 0.], [0., 0.]], [[1., 2.], [1., 2.]],
+              [[2., 1.], [4., 2.]], [[1., -1.], [-1., 1.]], [[[1., 2.], [2., 4.]], [[1., 2.], [3., 4.]]]):
+        for f in (lambda lib: lib.linalg.det(lib.tensor(m)), lambda lib: lib.det(lib.tensor(m).double()),
+                  lambda lib: lib.linalg.slogdet(lib.tensor(m))):
+            a, b = f(torch), f(pt)
+            for x, y in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,)):
+                np.testing.assert_array_equal(np.signbit(x.numpy()), np.signbit(y.numpy()))
+                np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-6)
+
+
+def test_one_element_tensors_in_a_list_are_numbers():
+    """torch.tensor([t1, t2]) takes each tensor's item(): a one-element tensor of any shape is a scalar whose
+    dtype joins the promotion; a bigger one is refused."""
+    for build in (lambda lib: lib.tensor([lib.tensor([1.]), lib.tensor([2.])]),
+                  lambda lib: lib.tensor([lib.tensor(1), 2.5]),
+                  lambda lib: lib.tensor([lib.tensor(1., dtype=lib.float64), 2]),
+                  lambda lib: lib.tensor([lib.tensor([1], dtype=lib.int32), 2]),
+                  lambda lib: lib.tensor([lib.tensor(True), 2]),
+                  lambda lib: lib.tensor([lib.tensor(1, dtype=lib.int16), lib.tensor(2, dtype=lib.uint8)]),
+                  lambda lib: lib.tensor([[lib.tensor(1.5, dtype=lib.float16)]]),
+                  lambda lib: lib.tensor([lib.tensor([1., 3]), lib.tensor([2., 4])]),
+                  lambda lib: lib.tensor([[lib.tensor([[1.]]), 3], [4, 5]])):
+        _same(build)
+
+
+def test_finfo_iinfo_print_as_pytorch():
+    for name in ("float32", "float16", "bfloat16", "float64", "complex64"):
+        _same(lambda lib: (str(lib.finfo(getattr(lib, name))), lib.finfo(getattr(lib, name)).resolution))
+    for name in ("int32", "uint8", "int64", "int8", "bool", "float32"):
+        _same(lambda lib: str(lib.iinfo(getattr(lib, name))))
+    _same(lambda lib: lib.finfo(lib.int32))
+
+
+def test_numpy_returns_a_new_array_over_the_same_memory():
+    a = np.ones(3, dtype=np.float32)
+    t = torch.from_numpy(a)
+    n1, n2 = t.numpy(), t.numpy()
+    assert n1 is not a and n1 is not n2
+    n1[0] = 5
+    assert a[0] == 5 and t[0].item() == 5
+
+
+def test_empty_takes_its_memory_format():
+    for fmt in ("channels_last", "preserve_format", "contiguous_format", "channels_last_3d"):
+        for shape in ((2, 3, 4, 5), (1, 2, 3, 4, 5), (2, 3), (2, 1, 1, 5)):
+            _same(lambda lib: lib.empty(*shape, memory_format=getattr(lib, fmt)).stride())
+
+
+def test_clamp_refuses_a_tensor_bound_with_a_number_bound():
+    x = np.arange(5.)
+    _same(lambda lib: lib.clamp(lib.tensor(x), min=lib.ones(5, dtype=lib.float64), max=3))
+    with pytest.raises(TypeError):
+        torch.tensor(x).clamp_(torch.ones(5), 3.0)
+    _same(lambda lib: lib.clamp(lib.tensor(x), min=lib.ones(5, dtype=lib.float64), max=None))
+
+
+@pytest.mark.parametrize("dt", ["int64", "uint8", "bool", "float16", "bfloat16", "int8"])
+def test_interpolate_keeps_the_input_dtype_or_refuses_it(dt):
+    """float16/bfloat16 were weighed in float32 and returned float32; integer inputs were accepted where
+    PyTorch's kernels refuse them (uint8 images only for the nearest modes and 2-d bilinear/bicubic)."""
+    import warnings
+    for mode, nd in (("nearest", 4), ("nearest-exact", 4), ("bilinear", 4), ("bicubic", 4), ("area", 4),
+                     ("linear", 3), ("trilinear", 5), ("nearest", 3), ("nearest", 5), ("area", 3)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _same(lambda lib: lib.nn.functional.interpolate(lib.ones((1, 1) + (2,) * (nd - 2),
+                                                                     dtype=getattr(lib, dt)), scale_factor=2,
+                                                            mode=mode).dtype)
+    _same(lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 4, 4, dtype=getattr(lib, dt)),
+                                                    scale_factor=0.5, mode="bilinear", antialias=True).dtype)
+
+
+def test_interpolate_uint8_bilinear_rounds_halves_up():
+    _same(lambda lib: lib.nn.functional.interpolate(lib.arange(16, dtype=lib.uint8).reshape(1, 1, 4, 4) * 13,
+                                                    size=(3, 5), mode="bilinear"))
+
+
+def test_affine_grid_keeps_a_half_theta_dtype():
+    for dt in ("bfloat16", "float16"):
+        out = []
+        for lib in (torch, pt):
+            theta = lib.tensor([[[0.9, 0.2, 0.1], [-0.3, 1.1, 0.05]]]).to(getattr(lib, dt))
+            g = lib.nn.functional.affine_grid(theta, (1, 1, 4, 5), align_corners=False)
+            img = (lib.arange(20.).reshape(1, 1, 4, 5) / 9).to(getattr(lib, dt))
+            s = lib.nn.functional.grid_sample(img, g, align_corners=False)
+            out.append((str(g.dtype), str(s.dtype), g.float().numpy()))
+        assert out[0][:2] == out[1][:2]
+        np.testing.assert_array_equal(out[0][2], out[1][2])
+
+
+def test_bincount_checks_as_pytorch():
+    lab, w = [1, 0, 3, 1], [0.5, 1., 2., 3.]
+    for build in (lambda lib: lib.bincount(lib.tensor([1., 2.])), lambda lib: lib.bincount(lib.tensor([True])),
+                  lambda lib: lib.bincount(lib.tensor([[1, 2]])), lambda lib: lib.bincount(lib.tensor([-1, 2])),
+                  lambda lib: lib.bincount(lib.tensor(lab), weights=lib.tensor(w[:3])),
+                  lambda lib: lib.bincount(lib.tensor(lab), minlength=-1),
+                  lambda lib: lib.bincount(lib.tensor(lab), weights=lib.tensor(w).reshape(2, 2)),
+                  lambda lib: lib.bincount(lib.tensor([], dtype=lib.long), weights=lib.tensor([])),
+                  lambda lib: lib.bincount(lib.tensor(lab), weights=lib.tensor(w).half())):
+        _same(build)
