@@ -191,3 +191,77 @@ def test_bincount_checks_as_pytorch():
                   lambda lib: lib.bincount(lib.tensor([], dtype=lib.long), weights=lib.tensor([])),
                   lambda lib: lib.bincount(lib.tensor(lab), weights=lib.tensor(w).half())):
         _same(build)
+
+
+def test_searchsorted_places_nan_as_atens_binary_search():
+    """ATen halves the range while ``not seq[mid] >= v``: a comparison with NaN moves right, so where a NaN
+    lands depends on the search path; numpy sorts NaN last."""
+    nan = float("nan")
+    for build in (lambda lib: lib.searchsorted(lib.tensor([1., 2., nan]), lib.tensor([nan, 5., 1.5, 2.])),
+                  lambda lib: lib.searchsorted(lib.tensor([1., 2., nan]), lib.tensor([nan, 5., 1.5, 2.]), right=True),
+                  lambda lib: lib.searchsorted(lib.tensor([nan, nan]), lib.tensor([nan, 5.])),
+                  lambda lib: lib.searchsorted(lib.tensor([[1., 2., 3.], [0., nan, nan]]), lib.tensor([[nan], [1.]])),
+                  lambda lib: lib.bucketize(lib.tensor([nan, 2.]), lib.tensor([1., 2., nan])),
+                  lambda lib: lib.searchsorted(lib.tensor([1, 3, 5]), lib.tensor(3), side="right")):
+        _same(build)
+
+
+def test_histogramdd_and_histogram_as_pytorch():
+    def data(lib):
+        lib.manual_seed(0)
+        return lib.randn(10, 2)
+    for build in (lambda lib: lib.histogramdd(data(lib), bins=[3, 4]),
+                  lambda lib: lib.histogramdd(data(lib), bins=3, range=[-1., 1., -2., 2.], density=True),
+                  lambda lib: lib.histogramdd(data(lib), bins=[lib.tensor([-1., 0., 1.]), lib.tensor([-3., 3.])],
+                                              weight=lib.arange(10.)),
+                  lambda lib: lib.histogramdd(lib.ones(3, 2), bins=[2, 2, 2]),
+                  lambda lib: lib.histogram(lib.ones(3), bins=2, range=(1., 1.)),
+                  lambda lib: lib.histogram(lib.tensor([]), bins=2),
+                  lambda lib: lib.histogram(lib.tensor([1., 5.]), bins=2, range=(3., 2.)),
+                  lambda lib: lib.histogram(lib.tensor([1., float("nan")]), bins=2),
+                  lambda lib: lib.histogram(lib.tensor([1., 5.]), bins=2, weight=lib.ones(2).double()),
+                  lambda lib: lib.histogram(lib.tensor([1, 2]), bins=2),
+                  lambda lib: lib.histogram(lib.tensor([1., 2.]), bins=lib.tensor([0, 1, 3])),
+                  lambda lib: lib.histogram(lib.tensor([1., 2.]).half(), bins=2)):
+        _same(build)
+
+
+def test_small_argument_and_message_fixes():
+    nan = float("nan")
+    for build in (lambda lib: lib.isin(lib.tensor([1, 2]), [1, 2]),
+                  lambda lib: lib.isin(lib.tensor([1, 2]), 2),
+                  lambda lib: lib.isin(1, lib.tensor([1, 2])),
+                  lambda lib: lib.std_mean(lib.tensor([1, 2])),
+                  lambda lib: lib.var_mean(lib.tensor([1, 2])),
+                  lambda lib: lib.std(lib.tensor([1, 2])),
+                  lambda lib: lib.histc(lib.tensor([1., nan]), bins=3),
+                  lambda lib: lib.histc(lib.tensor([1., 2.]), bins=3, min=nan, max=2)):
+        _same(build)
+
+
+def test_view_as_a_dtype_of_another_element_size():
+    """view(dtype) refused another element size; PyTorch rescales the last dim (its stride must be 1) and
+    keeps the other strides in bytes.  The result is not differentiable and not an autograd view."""
+    def u8(lib):
+        return lib.arange(24, dtype=lib.uint8).reshape(2, 3, 4)
+    for build in (lambda lib: lib.tensor([1, 2], dtype=lib.int16).view(lib.int8),
+                  lambda lib: lib.tensor([1, 2, 3, 4], dtype=lib.uint8).view(lib.int32),
+                  lambda lib: u8(lib)[0].view(lib.int16),
+                  lambda lib: u8(lib)[0, :, 1:3].view(lib.int16),
+                  lambda lib: u8(lib)[0, 1:].view(lib.int32).storage_offset(),
+                  lambda lib: u8(lib)[0, :, 1:].view(lib.int16),
+                  lambda lib: u8(lib)[0].t().view(lib.int16),
+                  lambda lib: u8(lib)[:, ::2].view(lib.int32).stride(),
+                  lambda lib: lib.arange(8, dtype=lib.uint8)[::2].view(lib.int16),
+                  lambda lib: lib.tensor(5, dtype=lib.int32).view(lib.int8),
+                  lambda lib: lib.ones(2, 3).view(lib.float16),
+                  lambda lib: lib.ones(2, 3).view(lib.float64),
+                  lambda lib: lib.ones(2, 2, dtype=lib.complex64).view(lib.float32)):
+        _same(build)
+    x = torch.ones(2, 2, requires_grad=True)
+    y = (x * 1).view(torch.float16)
+    assert not y.requires_grad and y.grad_fn is None and not y._is_view()
+    base = torch.ones(4)
+    v = base.view(torch.int32)
+    base.add_(1)
+    assert v._version == 1 and v.tolist() == [1073741824] * 4

@@ -4,6 +4,7 @@ import functools
 import sys
 
 from .._tensor import Tensor
+from .._dtype import is_inexact_np
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin",
            "is_lazy"]
@@ -24,6 +25,8 @@ class Parameter(Tensor):
         p._init_from(data._data, False)
         p._version_counter = data._shared_version()
         if requires_grad:
+            if not is_inexact_np(data._data.dtype):   # (worded with a capital O, as PyTorch's Parameter words it)
+                raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
             p.requires_grad = True
         return p
 
@@ -48,16 +51,30 @@ def _rebuild_parameter(data, requires_grad):
     return Parameter(data, requires_grad)
 
 
-class Buffer(Tensor):
-    """``nn.Buffer(t)``: marks a tensor to be registered as a buffer when assigned to a Module."""
+class _BufferMeta(type):
+    """``isinstance(t, nn.Buffer)`` holds for the tensors ``nn.Buffer`` made: they carry a mark, not a class."""
+
+    def __instancecheck__(cls, instance):
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """``nn.Buffer(t)``: marks a tensor to be registered as a buffer when assigned to a Module.
+
+    As in PyTorch, what it returns is a plain Tensor (``t.detach()``, sharing ``t``'s memory and keeping its
+    ``requires_grad``) that carries ``persistent`` and the mark ``isinstance(.., nn.Buffer)`` looks for.
+    """
 
     def __new__(cls, data=None, *, persistent=True):
-        from ..ops.creation import empty
-        data = empty(0) if data is None else data
-        b = Tensor.__new__(cls)
-        b._init_from(data._data, False)
-        b.persistent = persistent
-        return b
+        if data is None:
+            from ..ops.creation import empty
+            data = empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
 
 
 # ---------------------------------------------------------------------------- lazy modules
@@ -187,6 +204,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
         b = Tensor.__new__(cls)
         b._init_from(empty(0, device=device, dtype=dtype)._data, requires_grad)
         b.persistent = persistent
+        b._is_buffer = True  # an nn.Buffer too: assigning it to a Module registers a buffer
         return b
 
     def to(self, *args, **kwargs):

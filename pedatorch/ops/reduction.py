@@ -807,7 +807,8 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
                         f"unbiased=bool), but expected either unbiased or correction")
     x = input._data
     if not is_inexact_np(x.dtype):
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        raise RuntimeError(f"{name if name.endswith('_mean') else 'std and var'} only support floating point "
+                           f"and complex dtypes")
     if correction is None:
         correction = 0 if unbiased is False else 1
     dims = _reduce_dims(dim, x.ndim)

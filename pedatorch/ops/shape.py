@@ -175,10 +175,31 @@ def view(self, *shape):
 
 
 def _view_dtype(self, dt):
-    if dt.itemsize != self._data.itemsize:
-        raise RuntimeError("view(dtype) with a different element size is not supported here")
-    t = Tensor._make(self._data.view(dt.np))
-    t._become_view_of(self)
+    """The same bytes read as another dtype.  With another element size the last dim (contiguous) holds
+    more or fewer elements; the other strides, in bytes, stay (so they, and the offset, must divide)."""
+    x = self._data
+    old, new = x.itemsize, dt.itemsize
+    if new != old:
+        what = f"to view {_type_word(x.dtype)} as {_type_word(dt.np)} (different element sizes)"
+        if x.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        ratio = new // old
+        if new > old and x.shape[-1] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {x.shape[-1]}")
+        if self.stride(-1) != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {self.stride(-1)}")
+        if new > old:
+            if self.storage_offset() % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got "
+                                   f"{self.storage_offset()}")
+            for i in range(x.ndim - 1):
+                if self.stride(i) % ratio:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} {what}, but got "
+                                       f"{self.stride(i)}")
+    # not differentiable, and not a view for autograd (no _base), but the memory and the version counter
+    # are shared, as PyTorch's
+    t = Tensor._make(x.view(dt.np))
+    t._version_counter = self._shared_version()
     return t
 
 

@@ -465,30 +465,35 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 # ====================================================================== searchsorted, bucketize, histc
 
-def _nan_last_count(seq, values, right):
-    """For each value, how many of the (sorted) ``seq`` come before it: compare every pair, count.
-
-    Used when ``seq`` has several rows (an N-d boundaries tensor); NaN sorts last, as in a sort.
-    """
+def _binary_search(seq, values, right):
+    """ATen's search, for every value at once: halve [lo, hi) while ``not seq[mid] >= v`` (``not seq[mid] > v``
+    for ``right``).  Written with "not", a comparison with NaN (false) moves right: where a NaN lands depends
+    on the path, as in PyTorch.  ``seq`` is 1-d, or has the leading dims of ``values`` (one row each)."""
     xp = namespace(seq, values)
-    s = seq[..., None, :]
-    v = values[..., :, None]
-    if is_inexact_np(seq.dtype) or is_inexact_np(values.dtype):
-        with np.errstate(invalid="ignore"):
-            before = ((s <= v) | xp.isnan(v)) if right else ((s < v) | (~xp.isnan(s) & xp.isnan(v)))
-    else:
-        before = (s <= v) if right else (s < v)
-    return before.sum(-1)
+    n = seq.shape[-1]
+    rows = seq.reshape(-1, n)
+    v = values.reshape(rows.shape[0], -1) if seq.ndim > 1 else values.reshape(1, -1)
+    lo = xp.zeros(v.shape, dtype=np.int64)
+    hi = xp.full(v.shape, n, dtype=np.int64)
+    r = xp.arange(rows.shape[0])[:, None]
+    with np.errstate(invalid="ignore"):
+        while True:
+            active = lo < hi
+            if not active.any():
+                break
+            mid = (lo + hi) // 2
+            s = rows[r, xp.minimum(mid, n - 1)]
+            go_right = active & ~((s > v) if right else (s >= v))
+            lo = xp.where(go_right, mid + 1, lo)
+            hi = xp.where(active & ~go_right, mid, hi)
+    return lo.reshape(values.shape)
 
 
 def _searchsorted_kernel(seq, values, right, sorter, out_int32):
     xp = namespace(seq)
     if sorter is not None:
         seq = xp.take_along_axis(seq, sorter, -1)
-    if seq.ndim == 1:
-        r = xp.searchsorted(seq, values, side="right" if right else "left")
-    else:
-        r = _nan_last_count(seq, values, right)
+    r = _binary_search(seq, values, right) if seq.shape[-1] else xp.zeros(values.shape, dtype=np.int64)
     return xp.asarray(r).astype(np.int32 if out_int32 else np.int64)
 
 
@@ -573,12 +578,15 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     lo, hi = float(min), float(max)
+    word = _cnum
     if lo == hi and x.size:
         lo, hi = float(x.min()), float(x.max())   # (two device reads)
+        # (PyTorch's vectorized min/max of data with a NaN give x86's default NaN, which C prints "-nan")
+        word = lambda v: "-nan" if math.isnan(v) else _cnum(v)
     elif lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise RuntimeError(f"torch.histc: range of [{_cnum(lo)}, {_cnum(hi)}] is not finite")
+        raise RuntimeError(f"torch.histc: range of [{word(lo)}, {word(hi)}] is not finite")
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     r = _Histc.apply(input.detach(), int(bins), lo, hi)

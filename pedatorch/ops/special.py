@@ -6,6 +6,7 @@ asymptotic expansion for digamma and polygamma.  All are accurate to about
 1e-14 relative in float64 (tests compare with PyTorch).
 """
 import math
+import numbers
 
 import numpy as np
 
@@ -853,6 +854,18 @@ register({
 # ---------------------------------------------------------------- more of torch's namespace
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    if not (isinstance(elements, Tensor) and isinstance(test_elements, (Tensor, numbers.Number)) or
+            isinstance(test_elements, Tensor) and isinstance(elements, numbers.Number)):
+        word = lambda v: "Tensor" if isinstance(v, Tensor) else type(v).__name__
+        raise TypeError(
+            f"isin() received an invalid combination of arguments - got ({word(elements)}, {word(test_elements)}), "
+            "but expected one of:\n"
+            " * (Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, "
+            "Tensor out = None)\n"
+            " * (Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, "
+            "Tensor out = None)\n"
+            " * (Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, "
+            "Tensor out = None)\n")
     like = next((v._data for v in (elements, test_elements) if isinstance(v, Tensor)), None)
     xp = namespace(like)   # (a number or list joins the tensor's device)
     e = elements._data if isinstance(elements, Tensor) else xp.asarray(elements)
@@ -996,14 +1009,80 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     return tuple(result)
 
 
-def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
-    xp = namespace(input._data)
+def _histogram_edges(sample, bins, rng, dtype, name):
+    """The bin edges of each of sample's columns: given tensors, or ``bins[d]`` equal parts of ``rng`` (or the
+    column's min to max; a zero-width range widened by 0.5 each side; no data: 0 to 1), as linspace makes them."""
+    from .creation import linspace
+    from .linalg import _cname
+    D = sample.shape[1]
+    counts = bins if isinstance(bins, (list, tuple)) else [bins] * D
+    if len(counts) != D:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    edges = []
+    for d, b in enumerate(counts):
+        if isinstance(b, Tensor):
+            if b._data.dtype != sample.dtype:
+                raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+                                   f"but got input with dtype {_cname(sample.dtype)} and bins for dimension {d} "
+                                   f"with dtype {_cname(b._data.dtype)}")
+            edges.append(b._data)
+            continue
+        if b <= 0:
+            raise RuntimeError(f"{name}(): bins must be > 0, but got {b} for dimension {d}")
+        if rng is not None:
+            lo, hi = float(rng[2 * d]), float(rng[2 * d + 1])
+        elif sample.shape[0]:
+            lo, hi = float(sample[:, d].min()), float(sample[:, d].max())
+        else:
+            lo, hi = 0.0, 1.0
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{lo:g}, {hi:g}] is not finite")
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} for "
+                               f"dimension {d}")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(linspace(lo, hi, int(b) + 1, dtype=dtype)._data)
+    return edges
+
+
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False, out=None):
+    """Counts of the rows of ``input`` (..., D) in a D-dimensional grid of bins: ``bins`` is an int, D ints or
+    D tensors of edges; ``range`` = (min0, max0, min1, max1, ...) for counted bins.  A value on an inner edge
+    goes to the bin on its right; the last bin includes its right edge (as each numpy/PyTorch histogram)."""
+    from .linalg import _cname
     from .sorting import return_types, _return_type
-    b = bins._data if isinstance(bins, Tensor) else bins
-    w = weight._data if weight is not None else None
-    hist, edges = xp.histogram(input._data, bins=b, range=range, weights=w, density=density)
+    x = input._data
+    if x.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{_type_word(x.dtype)}'")
+    D = x.shape[-1] if x.ndim else 1
+    sample = x.reshape(-1, D)
+    lead = list(x.shape[:-1]) if x.ndim else []
+    if weight is not None:
+        if list(weight.shape) != lead:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have the same shape as "
+                               f"the input tensor excluding its innermost dimension, but got input with shape "
+                               f"{list(sample.shape)} and weight with shape {list(weight.shape)}")
+        if weight._data.dtype != x.dtype:
+            raise RuntimeError(f"torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                               f"should have the same dtype, but got input({_cname(x.dtype)}), and "
+                               f"weight({_cname(weight._data.dtype)})")
+    edges = _histogram_edges(sample, bins, range, input.dtype, "torch.histogram" if D == 1 else "torch.histogramdd")
+    xp = namespace(x)
+    w = None if weight is None else weight._data.reshape(-1)
+    hist, _ = xp.histogramdd(sample, bins=edges, weights=w, density=density)
+    cls = getattr(return_types, "histogramdd", None) or _return_type("histogramdd", ("hist", "bin_edges"))
+    return cls((Tensor._make(hist.astype(x.dtype)), tuple(Tensor._make(e.copy()) for e in edges)))
+
+
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    """The one-dimensional ``histogramdd`` of the flattened ``input``: (hist, bin_edges)."""
+    from .sorting import return_types, _return_type
+    hist, (edges,) = histogramdd(input.reshape(-1, 1), [bins], range=range,
+                                 weight=None if weight is None else weight.reshape(-1), density=density)
     cls = getattr(return_types, "histogram", None) or _return_type("histogram", ("hist", "bin_edges"))
-    return cls((Tensor._make(hist.astype(input._data.dtype)), Tensor._make(edges.astype(input._data.dtype))))
+    r = cls((hist, edges))
+    return r if out is None else write_out(out, r)
 
 
 def vander(x, N=None, increasing=False):
@@ -1168,10 +1247,10 @@ def to_dlpack(tensor):
     return tensor.__dlpack__()
 
 
-__all__ += ["gradient", "isin", "unravel_index", "trapezoid", "trapz", "cumulative_trapezoid", "histogram", "vander",
+__all__ += ["gradient", "isin", "unravel_index", "trapezoid", "trapz", "cumulative_trapezoid", "histogram", "histogramdd", "vander",
             "threshold", "matrix_exp", "igamma", "igammac", "to_dlpack"]
 
-register({"histogram": histogram, "matrix_exp": matrix_exp, "igamma": igamma,
+register({"histogram": histogram, "histogramdd": histogramdd, "matrix_exp": matrix_exp, "igamma": igamma,
           "igammac": igammac, "igamma_": _ip(igamma), "igammac_": _ip(igammac)})
 
 

@@ -1,9 +1,9 @@
 """Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 import operator
-from collections import OrderedDict
+from collections import OrderedDict, abc
 from itertools import chain
 
-from ..._tensor import Tensor
+from ..._tensor import Tensor, typename
 from ..parameter import Parameter
 from .module import Module, _addindent
 
@@ -93,9 +93,9 @@ class Sequential(Module):
             raise IndexError(f"Index out of range: {index}")
         if index < 0:
             index += n
-        items = list(self._modules.values())
-        items.insert(index, module)
-        self._modules = OrderedDict((str(i), m) for i, m in enumerate(items))
+        for i in range(n, index, -1):  # shift the later modules up one key, in place
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
         return self
 
     def extend(self, sequential):
@@ -255,23 +255,42 @@ class ModuleDict(Module):
         return self._modules.values()
 
     def update(self, modules):
-        if isinstance(modules, (OrderedDict, ModuleDict, dict)):
-            for key, module in modules.items():
-                self[key] = module
-        else:
-            for j, m in enumerate(modules):
-                if len(m) != 2:
-                    raise ValueError(f"ModuleDict update sequence element #{j} has length {len(m)}; 2 is required")
-                self[m[0]] = m[1]
+        """Add ``modules``: a mapping (kept in its order) or an iterable of (key, module) pairs."""
+        if not isinstance(modules, abc.Iterable):
+            raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, but got "
+                            + type(modules).__name__)
+        for key, module in _pairs(modules, "ModuleDict", sort_plain=False):
+            self[key] = module
 
     def forward(self, *args):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
-def _param_repr(p):
+def _pairs(values, owner, sort_plain):
+    """The (key, value) pairs of what ``update`` was given.  ``sort_plain``: ParameterDict sorts the keys of
+    a mapping that keeps no order of its own in PyTorch's eyes (anything but an OrderedDict or a
+    ParameterDict, so plain dicts too), as PyTorch did before dicts were ordered."""
+    if isinstance(values, (OrderedDict, ModuleDict, ParameterDict)):
+        return list(values.items())
+    if isinstance(values, abc.Mapping):
+        return sorted(values.items()) if sort_plain else list(values.items())
+    pairs = []
+    for j, pair in enumerate(values):
+        if not isinstance(pair, abc.Iterable):
+            raise TypeError(f"{owner} update sequence element #{j} should be Iterable; is{type(pair).__name__}")
+        if len(pair) != 2:
+            raise ValueError(f"{owner} update sequence element #{j} has length {len(pair)}; 2 is required")
+        pairs.append((pair[0], pair[1]))
+    return pairs
+
+
+def _param_repr(p, type_str):
+    """One line of a ParameterList/ParameterDict repr; the two name the type differently (PyTorch's
+    ParameterList shows ``p.dtype``, ParameterDict ``torch.typename(p)``)."""
     size_str = "x".join(str(s) for s in p.size())
     device_str = "" if p.is_cpu else f" ({p.device})"
-    return f"Parameter containing: [{p.dtype} of size {size_str}{device_str}]"
+    kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+    return f"{kind} containing: [{type_str} of size {size_str}{device_str}]"
 
 
 class ParameterList(Module):
@@ -321,7 +340,7 @@ class ParameterList(Module):
         lines = []
         for k, p in enumerate(self):
             if isinstance(p, Tensor):
-                lines.append(f"  ({k}): " + _param_repr(p))
+                lines.append(f"  ({k}): " + _param_repr(p, p.dtype))
             else:
                 lines.append(f"  ({k}): Object of type: {type(p).__name__}")
         return "\n".join(lines)
@@ -383,15 +402,20 @@ class ParameterDict(Module):
             del self[k]
 
     def update(self, parameters):
-        items = parameters.items() if hasattr(parameters, "items") else parameters
-        for key, value in items:
+        """Add ``parameters``: a mapping or an iterable of (key, value) pairs; a plain dict's keys go in sorted
+        order (an OrderedDict's and a ParameterDict's in theirs)."""
+        if not isinstance(parameters, abc.Iterable):
+            # (sic: PyTorch's message says "ParametersDict")
+            raise TypeError("ParametersDict.update should be called with an iterable of key/value pairs, but got "
+                            + type(parameters).__name__)
+        for key, value in _pairs(parameters, "ParameterDict", sort_plain=True):
             self[key] = value
 
     def extra_repr(self):
         lines = []
         for k, p in self.items():
             if isinstance(p, Tensor):
-                lines.append(f"  ({k}): " + _param_repr(p))
+                lines.append(f"  ({k}): " + _param_repr(p, typename(p)))
             else:
                 lines.append(f"  ({k}): Object of type: {type(p).__name__}")
         return "\n".join(lines)

@@ -1,20 +1,22 @@
 """``nn.Module``: the base class of every layer and model.
 
-A Module keeps three ordered dicts, filled by ``__setattr__``:
+A Module keeps three dicts (insertion-ordered), filled by ``__setattr__``:
   _parameters  name -> Parameter (or None)
   _buffers     name -> Tensor (running statistics and other non-trained state)
   _modules     name -> Module (submodules)
 Everything else (``parameters()``, ``state_dict()``, ``to()``, ``train()``, the tree ``repr``)
 walks those dicts.  Calling a module runs its forward pre-hooks, ``forward``, and its forward
-hooks; full backward hooks are attached to the graph around the call (``_BackwardHook``).
+hooks; full backward hooks are attached to the graph around the call (``_BackwardHook``), the
+deprecated non-full ones to the autograd node that made the output.
 """
+import functools
 import itertools
 import warnings
 from collections import OrderedDict, namedtuple
 
 from ..._tensor import Tensor
 from ...utils.hooks import RemovableHandle, _HookDict
-from ..parameter import Parameter, Buffer, UninitializedBuffer, is_lazy
+from ..parameter import Parameter, Buffer, is_lazy
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_hook"]
@@ -29,6 +31,9 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+_EXTRA_STATE_KEY = "_extra_state"  # the state_dict entry of get_extra_state (after the module's prefix)
+
+
 def _addindent(s_, num_spaces):
     lines = s_.split("\n")
     if len(lines) == 1:
@@ -40,6 +45,8 @@ def _addindent(s_, num_spaces):
 
 _global_forward_pre_hooks = _HookDict()
 _global_forward_hooks = _HookDict()
+_global_forward_hooks_with_kwargs = set()
+_global_forward_hooks_always_called = set()
 _global_backward_hooks = _HookDict()
 
 
@@ -61,8 +68,11 @@ def register_module_forward_pre_hook(hook):
     return _add(_global_forward_pre_hooks, hook)
 
 
-def register_module_forward_hook(hook, *, always_call=False):
-    return _add(_global_forward_hooks, hook)
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    handle = _add(_global_forward_hooks, hook, extra=_global_forward_hooks_with_kwargs if with_kwargs else None)
+    if always_call:
+        _global_forward_hooks_always_called.add(handle.id)
+    return handle
 
 
 def register_module_full_backward_hook(hook):
@@ -83,16 +93,17 @@ class Module:
                             f"{len(args) + 1} were given")
         d = self.__dict__
         d["training"] = True
-        d["_parameters"] = OrderedDict()
-        d["_buffers"] = OrderedDict()
+        d["_parameters"] = {}
+        d["_buffers"] = {}
         d["_non_persistent_buffers_set"] = set()
-        d["_modules"] = OrderedDict()
+        d["_modules"] = {}
         d["_forward_pre_hooks"] = _HookDict()
         d["_forward_pre_hooks_with_kwargs"] = set()
         d["_forward_hooks"] = _HookDict()
         d["_forward_hooks_with_kwargs"] = set()
         d["_forward_hooks_always_called"] = set()
         d["_backward_hooks"] = _HookDict()
+        d["_is_full_backward_hook"] = None  # which kind _backward_hooks holds (the two cannot be mixed)
         d["_backward_pre_hooks"] = _HookDict()
         d["_state_dict_hooks"] = _HookDict()
         d["_state_dict_pre_hooks"] = _HookDict()
@@ -117,9 +128,6 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
-        if isinstance(tensor, Buffer):
-            persistent = getattr(tensor, "persistent", persistent)
-            tensor = Tensor._make(tensor._data)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -240,11 +248,11 @@ class Module:
                 modules[name] = value
             else:
                 buffers = d.get("_buffers")
-                if isinstance(value, (Buffer, UninitializedBuffer)) or (buffers is not None and name in buffers):
+                if isinstance(value, Buffer) or (buffers is not None and name in buffers):
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
                                         "(torch.Tensor or None expected)")
-                    if isinstance(value, (Buffer, UninitializedBuffer)):
+                    if isinstance(value, Buffer):  # nn.Buffer(t, persistent=...) says; else it stays as it was
                         persistent = value.persistent
                     else:
                         persistent = name not in self._non_persistent_buffers_set
@@ -435,6 +443,19 @@ class Module:
         pass
 
     # ------------------------------------------------------------------ state dict
+    def get_extra_state(self):
+        """Override it (with ``set_extra_state``) to save state that is no tensor: ``state_dict`` then holds
+        what it returns under ``<prefix>_extra_state``, after the module's own parameters and buffers."""
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called. Please file an issue "
+            "at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to report this bug.")
+
+    def set_extra_state(self, state):
+        """Override it to take back what ``get_extra_state`` returned (``load_state_dict`` calls it)."""
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called. Please file an issue "
+            "at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to report this bug.")
+
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, param in self._parameters.items():
             if param is not None:
@@ -442,6 +463,8 @@ class Module:
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:  # (only a subclass that overrides it)
+            destination[prefix + _EXTRA_STATE_KEY] = self.get_extra_state()
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """An OrderedDict of parameters and persistent buffers under dotted names (detached tensors)."""
@@ -510,9 +533,18 @@ class Module:
                 error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
                                   f"{param.shape} and whose dimensions in the checkpoint are {value.shape}, an "
                                   f"exception occurred : {ex.args}.")
+        # the extra state is read by a module that overrides set_extra_state, and unexpected for any other
+        extra_key = prefix + _EXTRA_STATE_KEY
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
         if strict:
             for key in state_dict:
-                if key.startswith(prefix):
+                if key.startswith(prefix) and key != extra_key:
                     rest = key[len(prefix):]
                     name = rest.split(".", 1)[0]
                     if name not in self._modules and name not in self._parameters and \
@@ -585,6 +617,7 @@ class Module:
 
     def register_full_backward_hook(self, hook, prepend=False):
         """``hook(module, grad_input, grad_output)`` runs when the gradients w.r.t. the inputs are computed."""
+        self._set_backward_hook_kind(True)
         return _add(self._backward_hooks, hook, prepend)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
@@ -592,11 +625,16 @@ class Module:
         return _add(self._backward_pre_hooks, hook, prepend)
 
     def register_backward_hook(self, hook):
-        warnings.warn("Using a non-full backward hook when the forward contains multiple autograd Nodes is "
-                      "deprecated and will be removed in future versions. This hook will be missing some "
-                      "grad_input. Please use register_full_backward_hook to get the documented behavior.",
-                      FutureWarning, stacklevel=2)
-        return self.register_full_backward_hook(hook)
+        """Deprecated: ``hook(module, grad_input, grad_output)`` sees the gradients of the autograd node that
+        made the module's output (the last op of forward), not those of the module's inputs."""
+        self._set_backward_hook_kind(False)
+        return _add(self._backward_hooks, hook)
+
+    def _set_backward_hook_kind(self, full):
+        if self._is_full_backward_hook is (not full):
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
+                               "Module. Please use only one of them.")
+        self._is_full_backward_hook = full
 
     # ------------------------------------------------------------------ calling
     def _call_impl(self, *args, **kwargs):
@@ -604,35 +642,80 @@ class Module:
                 self._backward_pre_hooks or _global_forward_pre_hooks or _global_forward_hooks or
                 _global_backward_hooks):
             return self.forward(*args, **kwargs)
+        call = _Call(args, kwargs)
+        try:
+            return self._call_with_hooks(call)
+        except Exception:
+            # the forward hooks registered with always_call=True run even so (those not run yet), then the
+            # error goes on; an error of theirs would hide it, so it becomes a warning
+            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                if hook_id in call.hooks_run or not (hook_id in _global_forward_hooks_always_called or
+                                                     hook_id in self._forward_hooks_always_called):
+                    continue
+                try:
+                    self._run_forward_hook(hook_id, hook, call)
+                except Exception as e:
+                    where = "global module" if hook_id in _global_forward_hooks else "module"
+                    warnings.warn(f"{where} forward hook with ``always_call=True`` raised an exception that was "
+                                  f"silenced as another error was raised in forward: {e}", stacklevel=2)
+            raise
+
+    def _call_with_hooks(self, call):
+        """Pre-hooks, forward, forward hooks, and the backward hooks set up; ``call`` keeps the arguments and
+        the result as they stand, for the always-called hooks should anything raise."""
         # a snapshot of the hooks: a hook may remove itself (a lazy module's does, on its first call)
         for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
-                result = hook(self, args, kwargs)
+                result = hook(self, call.args, call.kwargs)
                 if result is not None:
                     if not (isinstance(result, tuple) and len(result) == 2):
                         raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
                                            f"but got {result}.")
-                    args, kwargs = result
+                    call.args, call.kwargs = result
             else:
-                result = hook(self, args)
+                result = hook(self, call.args)
                 if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
+                    call.args = result if isinstance(result, tuple) else (result,)
+        full_hooks, old_hooks = list(_global_backward_hooks.values()), []
+        if self._backward_hooks:
+            (full_hooks if self._is_full_backward_hook else old_hooks).extend(self._backward_hooks.values())
         bw = None
-        if self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks:
-            bw = _BackwardHook(self, list(_global_backward_hooks.values()) + list(self._backward_hooks.values()),
-                               list(self._backward_pre_hooks.values()))
-            args = bw.setup_input_hook(args)
-        result = self.forward(*args, **kwargs)
+        if full_hooks or self._backward_pre_hooks:
+            bw = _BackwardHook(self, full_hooks, list(self._backward_pre_hooks.values()))
+            call.args = bw.setup_input_hook(call.args)
+        call.result = self.forward(*call.args, **call.kwargs)
         for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
-                out = hook(self, args, kwargs, result)
-            else:
-                out = hook(self, args, result)
-            if out is not None:
-                result = out
+            call.hooks_run.add(hook_id)
+            self._run_forward_hook(hook_id, hook, call)
         if bw is not None:
-            result = bw.setup_output_hook(result)
-        return result
+            if not isinstance(call.result, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
+                              f"Tensors but received {type(call.result)}", stacklevel=3)
+            call.result = bw.setup_output_hook(call.result)
+        if old_hooks:
+            self._attach_old_backward_hooks(old_hooks, call.args, call.result)
+        return call.result
+
+    def _run_forward_hook(self, hook_id, hook, call):
+        if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
+            out = hook(self, call.args, call.kwargs, call.result)
+        else:
+            out = hook(self, call.args, call.result)
+        if out is not None:
+            call.result = out
+
+    def _attach_old_backward_hooks(self, hooks, args, result):
+        """The deprecated hooks hang on the node that made the first output tensor: they see that node's
+        gradients (w.r.t. its inputs and its outputs), which are the module's only when forward is one op."""
+        var = result
+        while not isinstance(var, Tensor):
+            var = next(v for v in var.values() if isinstance(v, Tensor)) if isinstance(var, dict) else var[0]
+        node = var.grad_fn
+        if node is None:
+            return
+        for hook in hooks:
+            node.register_hook(functools.partial(hook, self))
+        _warn_old_backward_hook(args, result, node)
 
     __call__ = _call_impl
 
@@ -663,8 +746,56 @@ class Module:
         return main_str
 
 
+class _Call:
+    """One call of a module with hooks: its arguments and result as the hooks have left them so far, and the
+    forward hooks already run."""
+
+    def __init__(self, args, kwargs):
+        self.args, self.kwargs = args, kwargs
+        self.result = None
+        self.hooks_run = set()
+
+
+def _warn_old_backward_hook(inputs, result, node):
+    """PyTorch's warnings for a deprecated (non-full) backward hook: say which gradients it will miss."""
+    results = (result,) if isinstance(result, Tensor) else result
+    if not (isinstance(results, tuple) and all(isinstance(r, Tensor) for r in results)):
+        warnings.warn("Using non-full backward hooks on a Module that does not return a single Tensor or a tuple of "
+                      "Tensors is deprecated and will be removed in future versions. This hook will be missing some "
+                      "of the grad_output. Please use register_full_backward_hook to get the documented behavior.",
+                      FutureWarning, stacklevel=3)
+        return
+    inputs = (inputs,) if isinstance(inputs, Tensor) else inputs
+    if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+        warnings.warn("Using non-full backward hooks on a Module that does not take as input a single Tensor or a "
+                      "tuple of Tensors is deprecated and will be removed in future versions. This hook will be "
+                      "missing some of the grad_input. Please use register_full_backward_hook to get the documented "
+                      "behavior.", FutureWarning, stacklevel=3)
+        return
+    out_nodes = {r.grad_fn for r in results if r.grad_fn is not None}
+    if not out_nodes or (len(out_nodes) == 1 and node not in out_nodes):
+        warnings.warn("Using a non-full backward hook when outputs are nested in python data structure is deprecated "
+                      "and will be removed in future versions. This hook will be missing some grad_output.",
+                      FutureWarning, stacklevel=3)
+    elif len(out_nodes) > 1:
+        warnings.warn("Using a non-full backward hook when outputs are generated by different autograd Nodes is "
+                      "deprecated and will be removed in future versions. This hook will be missing some "
+                      "grad_output. Please use register_full_backward_hook to get the documented behavior.",
+                      FutureWarning, stacklevel=3)
+    elif {i.grad_fn for i in inputs if i.grad_fn is not None} != {n for n, _ in node.next_functions}:
+        warnings.warn("Using a non-full backward hook when the forward contains multiple autograd Nodes is "
+                      "deprecated and will be removed in future versions. This hook will be missing some "
+                      "grad_input. Please use register_full_backward_hook to get the documented behavior.",
+                      FutureWarning, stacklevel=3)
+
+
 class _BackwardHook:
-    """Full backward hooks: identity nodes around the module call catch grad_output and grad_input."""
+    """Full backward hooks: identity nodes around the module call catch grad_output and grad_input.
+
+    grad_input has one entry per positional argument: None for a non-tensor, zeros for a tensor that gets
+    no gradient (it needs none, or forward did not use it).  For that, every tensor argument goes through
+    the input node, those needing no gradient marked non-differentiable: the node hands back zeros for them.
+    """
 
     def __init__(self, module, hooks, pre_hooks):
         self.module = module
@@ -672,35 +803,42 @@ class _BackwardHook:
         self.pre_hooks = pre_hooks
         self.grad_outputs = None
         self.n_inputs = 0
-        self.input_positions = []
+        self.input_positions = None   # where the tensor arguments are, when one of them needs a gradient
 
-    def _wrap(self, values, on_grads):
-        """Pass the tensors that need a gradient through one identity node; ``on_grads`` sees their grads."""
-        from ...autograd.grad_mode import is_grad_enabled
-        tensors = [(i, v) for i, v in enumerate(values) if isinstance(v, Tensor) and v.requires_grad]
-        if not tensors or not is_grad_enabled():
-            return values, False
-        idx = [i for i, _ in tensors]
-        outs = _Identity.apply(*[v for _, v in tensors])
+    @staticmethod
+    def _wrap(values, tensor_positions):
+        """Pass ``values[i]`` for ``i`` in ``tensor_positions`` through one identity node; returns the new
+        values and that node."""
+        outs = _Identity.apply(*[values[i] for i in tensor_positions])
         if not isinstance(outs, tuple):
             outs = (outs,)
-        outs[0].grad_fn.register_prehook(on_grads)
         values = list(values)
-        for i, o in zip(idx, outs):
+        for i, o in zip(tensor_positions, outs):
             values[i] = o
-        return values, True
+        return values, next(o.grad_fn for o in outs if o.grad_fn is not None)
 
     def setup_input_hook(self, args):
+        from ...autograd.grad_mode import is_grad_enabled
         self.n_inputs = len(args)
+        positions = [i for i, v in enumerate(args) if isinstance(v, Tensor)]
+        if not is_grad_enabled() or not any(args[i].requires_grad for i in positions):
+            return args
 
-        def on_input_grads(grads):
-            return self._call_hooks(grads)
-        new, wrapped = self._wrap(args, on_input_grads)
-        self.inputs_wrapped = wrapped
+        def on_input_grads(grads, _):   # a post-hook: ``grads`` are what the identity's backward returned
+            if self.grad_outputs is None:
+                return None
+            grad_inputs = [None] * self.n_inputs
+            for i, g in zip(self.input_positions, grads):
+                grad_inputs[i] = g
+            grad_inputs = self._call_hooks(tuple(grad_inputs))
+            self.grad_outputs = None
+            return tuple(grad_inputs[i] for i in self.input_positions)
+        self.input_positions = positions
+        new, node = self._wrap(args, positions)
+        node.register_hook(on_input_grads)
         return tuple(new)
 
     def _call_hooks(self, grad_inputs):
-        grad_inputs = tuple(grad_inputs)
         for hook in self.hooks:
             res = hook(self.module, grad_inputs, self.grad_outputs)
             if res is not None:
@@ -712,22 +850,34 @@ class _BackwardHook:
         return grad_inputs
 
     def setup_output_hook(self, result):
+        from ...autograd.grad_mode import is_grad_enabled
         single = isinstance(result, Tensor)
         values = (result,) if single else result
         if not isinstance(values, (tuple, list)):
             return result
+        positions = [i for i, v in enumerate(values) if isinstance(v, Tensor) and v.requires_grad]
+        if not positions or not is_grad_enabled():
+            return result
 
-        def on_output_grads(grads):
+        def on_output_grads(grads):     # a pre-hook: the gradients w.r.t. the outputs
             grads = tuple(grads)
             for hook in self.pre_hooks:
                 res = hook(self.module, grads)
                 if res is not None:
                     grads = tuple(res) if isinstance(res, (tuple, list)) else (res,)
             self.grad_outputs = grads
-            if not self.inputs_wrapped:  # no input needs a gradient: the hooks see None for them
+            if self.input_positions is None:  # no input needs a gradient: the hooks fire here, seeing None
+                if self.hooks:
+                    # (stacklevel: the user's backward() call, past the engine's frames)
+                    warnings.warn("Full backward hook is firing when gradients are computed with respect to module "
+                                  "outputs since no inputs require gradients. See https://docs.pytorch.org/docs/"
+                                  "main/generated/torch.nn.Module.html#torch.nn.Module.register_full_backward_hook "
+                                  "for more details.", stacklevel=6)
                 self._call_hooks((None,) * max(1, self.n_inputs))
+                self.grad_outputs = None
             return grads
-        new, _ = self._wrap(values, on_output_grads)
+        new, node = self._wrap(values, positions)
+        node.register_prehook(on_output_grads)
         if single:
             return new[0]
         return type(result)(new) if isinstance(result, tuple) else list(new)
@@ -739,6 +889,7 @@ def _identity_function():
     class BackwardHookFunction(Function):
         @staticmethod
         def forward(ctx, *args):
+            ctx.mark_non_differentiable(*[a for a, need in zip(args, ctx.needs_input_grad) if not need])
             return args if len(args) > 1 else args[0]
 
         @staticmethod
