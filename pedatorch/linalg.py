@@ -43,7 +43,8 @@ from .ops.sorting import _return_type
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "inv_ex", "solve", "solve_ex", "cholesky",
            "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "lstsq", "cross",
-           "diagonal", "matmul", "multi_dot", "matrix_power", "vecdot", "LinAlgError"]
+           "diagonal", "matmul", "multi_dot", "matrix_power", "vecdot", "LinAlgError",
+           "ldl_factor", "ldl_factor_ex", "ldl_solve"]
 
 
 class _LinAlgError(RuntimeError):
@@ -1424,6 +1425,205 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         X = solve_triangular(_mH(U), solve_triangular(_mH(L), _matmul(B, P), upper=True, left=False,
                                                       unitriangular=True), upper=False, left=False)
     return X if out is None else write_out(out, X)
+
+
+# ====================================================================== LDL^T (Bunch-Kaufman)
+
+linalg_ldl_factor = _rt("linalg_ldl_factor", ["LD", "pivots"])
+linalg_ldl_factor_ex = _rt("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
+
+_BK_ALPHA = (1 + math.sqrt(17)) / 8   # Bunch-Kaufman's bound: it keeps the growth of L's entries in check
+
+
+def _cabs1(v):
+    """LAPACK's size of an entry for pivoting: |re| + |im| (|x| for real numbers)."""
+    return abs(v.real) + abs(v.imag) if v.dtype.kind == "c" else abs(v)
+
+
+def _sytf2(a):
+    """LAPACK's ?sytf2 on the lower triangle of one symmetric matrix ``a`` (overwritten): A = P L D L^T P^T
+    with D of 1x1 and 2x2 blocks.  Each step pivots on the diagonal entry when it is large enough against
+    its column (no swap), else on another diagonal entry (a symmetric row/column swap), else on a 2x2
+    block.  Returns (LD, pivots, info): L below the diagonal, D's blocks on it; pivots 1-based, negative for
+    the two columns of a 2x2 block; info = 1 + the first zero column (0: none)."""
+    xp = namespace(a)
+    n = a.shape[0]
+    pivots = xp.zeros(n, dtype=np.int32)
+    info, k = 0, 0
+    while k < n:
+        step, kp = 1, k
+        absakk = _cabs1(a[k, k])
+        col = _cabs1(a[k + 1:, k])
+        imax = k + 1 + int(xp.argmax(col)) if col.size else k
+        absakk, colmax = float(absakk), float(col.max()) if col.size else 0.0   # (host numbers: they steer)
+        if max(absakk, colmax) == 0 or math.isnan(absakk):
+            info = info or k + 1   # a zero (or NaN) column: recorded, left as it is
+        else:
+            if absakk < _BK_ALPHA * colmax:
+                rowmax = float(_cabs1(a[imax, k:imax]).max())
+                if imax < n - 1:
+                    rowmax = max(rowmax, float(_cabs1(a[imax + 1:, imax]).max()))
+                if absakk >= _BK_ALPHA * colmax * (colmax / rowmax):
+                    kp = k
+                elif float(_cabs1(a[imax, imax])) >= _BK_ALPHA * rowmax:
+                    kp = imax
+                else:
+                    kp, step = imax, 2
+            kk = k + step - 1
+            if kp != kk:   # swap rows and columns kk and kp of the trailing (lower) matrix
+                a[kp + 1:, [kk, kp]] = a[kp + 1:, [kp, kk]]
+                a[kk + 1:kp, kk], a[kp, kk + 1:kp] = a[kp, kk + 1:kp].copy(), a[kk + 1:kp, kk].copy()
+                a[kk, kk], a[kp, kp] = a[kp, kp], a[kk, kk]
+                if step == 2:
+                    a[k + 1, k], a[kp, k] = a[kp, k], a[k + 1, k]
+            if step == 1 and k < n - 1:   # A22 -= x x^T / d (lower part), then x / d is L's column
+                d11 = 1 / a[k, k]
+                x = a[k + 1:, k].copy()
+                a[k + 1:, k + 1:] += xp.tril(x[:, None] * (-d11 * x)[None, :])
+                a[k + 1:, k] = x * d11
+            elif step == 2 and k < n - 2:   # the same with the inverse of the 2x2 block, column by column
+                d21 = a[k + 1, k]
+                d11, d22 = a[k + 1, k + 1] / d21, a[k, k] / d21
+                d21 = (1 / (d11 * d22 - 1)) / d21
+                for j in range(k + 2, n):
+                    wk = d21 * (d11 * a[j, k] - a[j, k + 1])
+                    wkp1 = d21 * (d22 * a[j, k + 1] - a[j, k])
+                    a[j:, j] = a[j:, j] - a[j:, k] * wk - a[j:, k + 1] * wkp1
+                    a[j, k], a[j, k + 1] = wk, wkp1
+        pivots[k:k + step] = kp + 1 if step == 1 else -(kp + 1)
+        k += step
+    return xp.tril(a), pivots, info
+
+
+class LinalgLdlFactorEx(ArrayFunction):
+    """(LD, pivots, info) of each matrix's LDL^T factorization; PyTorch has no derivative for it"""
+    node_name = "LinalgLdlFactorExBackward0"
+
+    @staticmethod
+    def forward(ctx, A):
+        xp = namespace(A)
+        outs = [_sytf2(m.copy()) for m in A.reshape((-1,) + A.shape[-2:])]   # (one matrix at a time)
+        LD = xp.stack([o[0] for o in outs]).reshape(A.shape) if outs else A.copy()
+        pivots = xp.stack([o[1] for o in outs]).reshape(A.shape[:-1]) if outs else \
+            xp.zeros(A.shape[:-1], np.int32)
+        info = xp.asarray([o[2] for o in outs], dtype=np.int32).reshape(A.shape[:-2])
+        ctx.mark_non_differentiable(pivots, info)
+        return LD, pivots, info
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("derivative for aten::linalg_ldl_factor_ex is not implemented")
+
+
+def _check_ldl(A, fn, hermitian):
+    _check_square(A, fn)
+    _check_float(A, fn)
+    _check_low_precision(A, fn, "ldl_factor_kernel_cpu")
+    if hermitian and A._data.dtype.kind == "c":
+        raise NotImplementedError(f"pedatorch: {fn}(hermitian=True) of complex matrices (LAPACK's ?hetrf) is not "
+                                  f"implemented; a real symmetric matrix is the same either way")
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """LAPACK's Bunch-Kaufman LDL^T factorization of symmetric matrices (the lower triangle is read), with
+    ``info`` per matrix (1 + the first zero column of D, 0 when none)."""
+    _check_ldl(A, "torch.linalg.ldl_factor_ex", hermitian)
+    LD, pivots, info = LinalgLdlFactorEx.apply(A)
+    if check_errors and info._data.any():
+        raise RuntimeError(f"torch.linalg.ldl_factor_ex: Unknown error code: {int(info._data.max())}.")
+    r = linalg_ldl_factor_ex((LD, pivots, info))
+    return r if out is None else write_out(out, r)
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    """(LD, pivots) of ``ldl_factor_ex``; a singular D is refused."""
+    _check_ldl(A, "torch.linalg.ldl_factor_ex", hermitian)   # (PyTorch checks in the _ex it calls)
+    LD, pivots, info = LinalgLdlFactorEx.apply(A)
+    if info._data.any():   # (PyTorch 2.13 reports this through an internal assert)
+        raise RuntimeError(f"torch.linalg.ldl_factor: Unknown error code: {int(info._data.max())}.")
+    r = linalg_ldl_factor((LD, pivots))
+    return r if out is None else write_out(out, r)
+
+
+def _sytrs(a, pivots, b):
+    """LAPACK's ?sytrs (lower): solve A X = B with ?sytf2's factors, B (n, k) overwritten: first L D Y = P^T B
+    (forward, with each pivot's swap), then L^T P^T X = Y (backward, swaps undone)."""
+    n = a.shape[0]
+    pivots = [int(p) for p in pivots]   # (host numbers: they steer the loop)
+    k = 0
+    while k < n:
+        if pivots[k] > 0:
+            kp = pivots[k] - 1
+            b[[k, kp]] = b[[kp, k]]
+            b[k + 1:] -= a[k + 1:, k, None] * b[k]
+            b[k] = b[k] / a[k, k]
+            k += 1
+        else:
+            kp = -pivots[k] - 1
+            b[[k + 1, kp]] = b[[kp, k + 1]]
+            b[k + 2:] -= a[k + 2:, k, None] * b[k]
+            b[k + 2:] -= a[k + 2:, k + 1, None] * b[k + 1]
+            akm1k = a[k + 1, k]
+            akm1, ak = a[k, k] / akm1k, a[k + 1, k + 1] / akm1k
+            denom = akm1 * ak - 1
+            bkm1, bk = b[k] / akm1k, b[k + 1] / akm1k
+            b[k], b[k + 1] = (ak * bkm1 - bk) / denom, (akm1 * bk - bkm1) / denom
+            k += 2
+    k = n - 1
+    while k >= 0:
+        if pivots[k] > 0:
+            b[k] -= a[k + 1:, k] @ b[k + 1:]
+            kp = pivots[k] - 1
+            b[[k, kp]] = b[[kp, k]]
+            k -= 1
+        else:
+            b[k] -= a[k + 1:, k] @ b[k + 1:]
+            b[k - 1] -= a[k + 1:, k - 1] @ b[k + 1:]
+            kp = -pivots[k] - 1
+            b[[k, kp]] = b[[kp, k]]
+            k -= 2
+    return b
+
+
+class LinalgLdlSolve(ArrayFunction):
+    """X with A X = B from A's LDL^T factors (no derivative, as in PyTorch)"""
+    node_name = "LinalgLdlSolveBackward0"
+
+    @staticmethod
+    def forward(ctx, LD, pivots, B):
+        xp = namespace(LD)
+        batch = np.broadcast_shapes(LD.shape[:-2], B.shape[:-2])
+        each = [xp.broadcast_to(v, batch + v.shape[-k:]).reshape((-1,) + v.shape[-k:])
+                for v, k in ((LD, 2), (pivots, 1), (B, 2))]
+        X = [_sytrs(a, p, b.copy()) for a, p, b in zip(*each)]
+        return (xp.stack(X) if X else each[2].copy()).reshape(batch + B.shape[-2:])
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::linalg_ldl_solve is not implemented")
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """X with A X = B, from ``ldl_factor``'s (LD, pivots)."""
+    fn = "torch.linalg.ldl_solve"
+    _check_square(LD, fn, "LD")
+    if B._data.ndim < 2:
+        raise RuntimeError(f"{fn}: Expected B to have at least 2 dimensions, but it has {B._data.ndim} dimensions "
+                           "instead")
+    if pivots._data.dtype != np.int32:
+        raise RuntimeError(f"{fn}: Expected pivots to be integers. Got {_type_word(pivots._data.dtype)}")
+    if LD._data.dtype != B._data.dtype:
+        raise RuntimeError(f"{fn}: Expected LD and B to have the same dtype, but got LD with dtype "
+                           f"{_type_word(LD._data.dtype)} and B with dtype {_type_word(B._data.dtype)} instead")
+    n = LD._data.shape[-1]
+    if B._data.shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for {fn}: each A matrix is {n} by {n} but each b matrix is "
+                           f"{B._data.shape[-2]} by {B._data.shape[-1]}")
+    if hermitian and LD._data.dtype.kind == "c":
+        raise NotImplementedError(f"pedatorch: {fn}(hermitian=True) of complex matrices (LAPACK's ?hetrs) is not "
+                                  f"implemented")
+    r = LinalgLdlSolve.apply(LD, pivots, B)
+    return r if out is None else write_out(out, r)
 
 
 # ====================================================================== matrix exponential

@@ -265,3 +265,33 @@ def test_view_as_a_dtype_of_another_element_size():
     v = base.view(torch.int32)
     base.add_(1)
     assert v._version == 1 and v.tolist() == [1073741824] * 4
+
+
+def test_ldl_factor_and_solve_as_lapack():
+    """linalg.ldl_factor/ldl_factor_ex/ldl_solve were missing: LAPACK's Bunch-Kaufman ?sytf2 (its 1x1 and
+    2x2 pivots, the packed LD and the signed 1-based pivots) and ?sytrs, compared with PyTorch's values."""
+    _same(lambda lib: lib.linalg.ldl_factor(lib.tensor([[4., 1., 2.], [1., -3., 0.], [2., 0., 1.]])))
+    _same(lambda lib: lib.linalg.ldl_factor_ex(lib.zeros(2, 2)))
+    _same(lambda lib: lib.linalg.ldl_factor(lib.tensor([[1., 2.], [3., 4.]])))   # (reads the lower triangle)
+    _same(lambda lib: lib.linalg.ldl_factor(lib.tensor([[2., 1j], [1j, 3.]])))
+    _same(lambda lib: lib.linalg.ldl_factor(lib.ones(2, 3)))
+    _same(lambda lib: lib.linalg.ldl_factor(lib.ones(2, 2).half()))
+    rng = np.random.default_rng(0)
+    for n in (4, 6, 9):
+        S = rng.standard_normal((3, n, n))
+        S = S + S.swapaxes(-1, -2)
+        S[0, 0, 0] = 0
+        S[1, :2, :2] = 0   # (2x2 pivots)
+        B = rng.standard_normal((3, n, 2))
+        out = []
+        for lib in (torch, pt):
+            LD, piv = lib.linalg.ldl_factor(lib.tensor(S))
+            out.append((LD.numpy(), piv.numpy(), lib.linalg.ldl_solve(LD, piv, lib.tensor(B)).numpy()))
+        np.testing.assert_array_equal(out[0][1], out[1][1])
+        np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(out[0][2], out[1][2], rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(S @ out[1][2], B, atol=1e-9)
+    x = torch.tensor([[2., 1.], [1., 3.]], requires_grad=True)
+    LD, _ = torch.linalg.ldl_factor(x)
+    with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_factor_ex is not implemented"):
+        LD.sum().backward()
