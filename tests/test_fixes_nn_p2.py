@@ -296,8 +296,6 @@ def test_old_backward_hook_sees_the_last_node(case):
     assert _old_hook_program(torch, SIMPLE[case]) == _old_hook_program(pt, SIMPLE[case])
 
 
-@pytest.mark.xfail(strict=True, reason="node post-hooks get the raw backward result, not one gradient per "
-                                        "next_functions entry (autograd/engine.py)")
 def test_old_backward_hook_on_linear_sees_addmm_gradients():
     make = lambda lib: (lib.nn.Linear(3, 2), (lib.ones(4, 3, requires_grad=True),))  # noqa: E731
     assert _old_hook_program(torch, make) == _old_hook_program(pt, make)

@@ -295,3 +295,84 @@ def test_ldl_factor_and_solve_as_lapack():
     LD, _ = torch.linalg.ldl_factor(x)
     with pytest.raises(RuntimeError, match="derivative for aten::linalg_ldl_factor_ex is not implemented"):
         LD.sum().backward()
+
+
+def test_next_functions_and_node_hooks_as_pytorch():
+    """A number operand of + - * / is an input in PyTorch (a wrapped 0-dim tensor: its edge is (None, 0));
+    a node's post-hook sees one gradient per next_functions entry, fitted to its input (Addmm's bias
+    gradient summed to the bias's shape), not the raw backward result."""
+    def edges(lib):
+        x, y = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)
+        out = []
+        for r in (x + 2, 2 + x, x * 2, x / 2, x - 2, 2 - x, x ** 2, 2 / x, lib.mul(x, 3), x.clamp(0, 1),
+                  lib.lerp(x, y, 0.5), x.add(y, alpha=2)):
+            out.append((type(r.grad_fn).__name__,
+                        [(None if n is None else type(n).__name__, i) for n, i in r.grad_fn.next_functions]))
+        return out
+    _same(edges)
+
+    def hooked(lib):
+        log = []
+        lin = lib.nn.Linear(3, 2)
+        x = lib.ones(4, 3, requires_grad=True)
+        y = lin(x)
+        y.grad_fn.register_hook(lambda gi, go: log.append(([None if g is None else tuple(g.shape) for g in gi],
+                                                           [tuple(g.shape) for g in go])))
+        z = x * 2
+        z.grad_fn.register_hook(lambda gi, go: log.append([None if g is None else tuple(g.shape) for g in gi]))
+        (y.sum() + z.sum()).backward()
+        return log
+    _same(hooked)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float16", "bfloat16"])
+def test_binary_cross_entropy_rounds_as_atens_scalar_loop(dt):
+    """ATen computes bce (and its input gradient) element by element in the input's dtype: float16/bfloat16
+    round after each operation, and the logs are the C library's; then * weight and / numel.  A third of the
+    half-precision losses and half of the gradients were an ulp off."""
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        n = int(rng.integers(1, 40))
+        x, y, w = rng.uniform(0.01, 0.99, n), rng.uniform(0, 1, n), rng.uniform(0, 2, n)
+        out = []
+        for lib in (torch, pt):
+            d = getattr(lib, dt)
+            xt, yt = lib.tensor(x, dtype=d).requires_grad_(), lib.tensor(y, dtype=d)
+            loss = lib.nn.functional.binary_cross_entropy(xt, yt, weight=lib.tensor(w, dtype=d))
+            loss.backward()
+            none = lib.nn.functional.binary_cross_entropy(xt.detach(), yt, reduction="none")
+            out.append((none.float().numpy(), xt.grad.float().numpy()))
+        if dt != "float32":   # (float32's logs: numpy's double log rounded vs glibc's logf, rarely an ulp apart)
+            np.testing.assert_array_equal(out[0][0], out[1][0])
+        np.testing.assert_array_equal(out[0][1], out[1][1])
+
+
+def test_topk_kthvalue_mode_break_ties_as_pytorchs_cpu_kernels():
+    """Among equal values (and NaNs) the index PyTorch returns comes from libstdc++'s partial_sort /
+    nth_element / sort (topk, mode) and ATen's quickselect (kthvalue); pedatorch took the lowest index.
+    With sorted=False topk returns nth_element's arrangement."""
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        n = int(rng.choice([3, 5, 16, 17, 33, 65, 100, 300]))
+        x = rng.integers(0, int(rng.choice([2, 3, 50])), (2, n)).astype(float)
+        if rng.random() < 0.3:
+            x[0, rng.integers(0, n, 3)] = np.nan
+        k = int(rng.integers(1, n + 1)) if rng.random() < 0.5 else int(rng.integers(1, min(n, 5) + 1))
+        largest, srt, dim = bool(rng.integers(0, 2)), bool(rng.integers(0, 2)), int(rng.integers(0, 2))
+        res = [(lib.topk(lib.tensor(x), k, largest=largest, sorted=srt).indices.numpy(),
+                lib.kthvalue(lib.tensor(x), k).indices.numpy(),
+                lib.mode(lib.tensor(x), dim).indices.numpy())
+               for lib in (torch, pt)]
+        for a, b in zip(*res):
+            np.testing.assert_array_equal(a, b)
+    for rows in ([[1., 2, 2, 1, 3, 3, 1, 2, 3, 4, 4, 4, 2, 1, 3, 5, 5, 5, 4, 2, 1, 3]], [[2., 1, 1, 2, np.nan, 2, 1]],
+                 [[np.nan, np.nan, 1.]], [[np.nan, 2., np.nan, 2.], [3., np.nan, np.nan, 3.]]):
+        _same(lambda lib: lib.mode(lib.tensor(rows)))
+
+
+def test_embedding_weight_dims_checked_in_pytorchs_order():
+    for build in (lambda lib: lib.nn.functional.embedding(lib.tensor([0]), lib.tensor(1.)),
+                  lambda lib: lib.nn.functional.embedding(lib.tensor([0]), lib.tensor(1., requires_grad=True)),
+                  lambda lib: lib.nn.functional.embedding(lib.tensor([0]), lib.ones(3), max_norm=1.),
+                  lambda lib: lib.nn.functional.embedding(lib.tensor([0]), lib.ones(2, 3, 4))):
+        _same(build)

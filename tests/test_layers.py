@@ -26,6 +26,7 @@ LAYERS = [
     ("ops", 4), ("linalg", 4), ("special", 4), ("fft", 4),
     ("nn", 5), ("optim", 5), ("distributions", 5), ("func", 5), ("utils", 5), ("serialization", 5),
     ("testing", 5), ("jit", 5), ("onnx", 5), ("amp", 5), ("cuda.amp", 5), ("cpu.amp", 5), ("vision", 5),
+    ("autograd.profiler", 5),
     ("safetensors", 5),
     ("hub", 5), ("library", 5), ("overrides", 5), ("random", 2), ("compiler", 5), ("multiprocessing", 5),
     ("distributed", 5), ("profiler", 5), ("signal", 5),

@@ -496,9 +496,6 @@ def test_pruning_on_each_device(device):
     assert pt_prune.is_pruned(m)   # the bias still is
 
 
-@pytest.mark.xfail(strict=True, reason="pedatorch's topk puts equal values in index order; PyTorch's CPU topk "
-                                       "leaves them in the order libstdc++'s nth_element / partial_sort do, "
-                                       "so which of several tied entries at the cut get pruned differs")
 def test_l1_unstructured_with_ties_at_the_cut(torch):
     def fn(lib, prune):
         m = lib.nn.Linear(300, 100)

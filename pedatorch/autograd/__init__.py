@@ -5,7 +5,7 @@ Reading path from ``loss.backward()`` to one gradient formula:
   -> ``node.apply`` -> the op's ``backward`` in ``pedatorch/ops/*.py``.
 """
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
-                        is_inference_mode_enabled)
+                        is_inference_mode_enabled, set_multithreading_enabled)
 from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from .function import Function, ArrayFunction, FunctionCtx, once_differentiable
 from .graph import Node, AccumulateGrad
@@ -38,6 +38,25 @@ class Variable(metaclass=_VariableMeta):
         if requires_grad:
             t.requires_grad_()
         return t
+
+
+def variable(*args, **kwargs):
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
+
+
+def kineto_available():
+    """Whether the profiler runs on Kineto, PyTorch's profiling library: pedatorch's profiler is its own
+    (``pedatorch.profiler.kineto_available`` says the same)."""
+    return False
+
+
+def __getattr__(name):
+    # torch.autograd.profiler, without importing it first (as in PyTorch); imported late, because the
+    # profiler is built on autograd
+    if name in ("profiler", "forward_ad"):
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _as_tuple(x):
@@ -130,7 +149,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of ``outputs`` w.r.t. ``inputs``, returned (not accumulated into ``.grad``)."""
     outputs = _as_tuple(outputs)
-    inputs_t = _as_tuple(inputs)
+    inputs_t = (inputs,) if isinstance(inputs, graph.GradientEdge) else _as_tuple(inputs)
     if not inputs_t:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if allow_unused is None:
@@ -143,6 +162,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise RuntimeError(f"grad requires one grad_output per output: got {len(grads)} grad_outputs "
                            f"for {len(outputs)} outputs")
     for t in inputs_t:
+        if isinstance(t, graph.GradientEdge):   # (where a gradient is computed, given directly)
+            continue
         if not isinstance(t, Tensor):
             raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
         if not t._requires_grad:
@@ -153,12 +174,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     roots, seeds = _roots(outputs, grads)
     result = run_backward(roots, seeds, retain_graph, create_graph, inputs=inputs_t, accumulate=False)
     out = []
-    for t, g in zip(inputs_t, result):
+    for i, (t, g) in enumerate(zip(inputs_t, result)):
         if g is None:
             if materialize_grads:
                 g = zeros_like(t)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
         out.append(g)
     return tuple(out)

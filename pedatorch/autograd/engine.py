@@ -17,10 +17,11 @@
 inputs instead of accumulating them, and skips nodes that lead to none of them.
 """
 import heapq
+import itertools
 import warnings
 
 from .grad_mode import _state
-from .graph import AccumulateGrad
+from .graph import AccumulateGrad, GradientEdge
 from .function import _edge_to, _ZEROS, is_efficient_zero
 from .._layout import format_strides, relayout
 from .._tensor import Tensor
@@ -167,6 +168,26 @@ def _notify(node, grads, result):
         fn(node, tuple(grads), result)
 
 
+# The backward passes running now, innermost last (a hook may start another): their ids and what they run.
+# register_multi_grad_hook asks which of its tensors' nodes the current pass will reach.
+_TASKS = []
+_task_ids = itertools.count()
+
+
+class _GraphTask:
+    __slots__ = ("id", "roots", "needed", "deps")
+
+    def will_execute(self, node):
+        """Whether this pass runs ``node`` (PyTorch's ``_will_engine_execute_node``)."""
+        reached = node in self.deps or node in self.roots
+        return reached and (self.needed is None or node in self.needed)
+
+
+def current_graph_task():
+    """The innermost backward pass running now, or None outside backward."""
+    return _TASKS[-1] if _TASKS else None
+
+
 def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accumulate=True):
     """Run backward from ``roots`` (a list of (node, output_nr)) seeded with ``root_grads``.
 
@@ -182,7 +203,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
         captured = [None] * len(inputs)
         targets = set()
         for i, t in enumerate(inputs):
-            node, nr = _edge_to(t)
+            node, nr = (t.node, t.output_nr) if type(t) is GradientEdge else _edge_to(t)
             targets.add(node)
             if isinstance(node, AccumulateGrad):
                 leaf_targets[node] = i
@@ -208,6 +229,9 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
             heapq.heappush(ready, (-node._seq_nr, tie, node))
             tie += 1
 
+    task = _GraphTask()
+    task.id, task.roots, task.needed, task.deps = next(_task_ids), set(root_nodes), needed, deps
+    _TASKS.append(task)
     prev_mode = _state.enabled
     _state.enabled = create_graph
     prev_zeros, _ZEROS[0] = _ZEROS[0], False
@@ -261,6 +285,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, inputs=None, accum
     finally:
         _state.enabled = prev_mode
         _ZEROS[0] = prev_zeros
+        _TASKS.pop()
     return captured
 
 
@@ -283,6 +308,25 @@ def _run_leaf(node, grad, create_graph, captured, leaf_targets, accumulate):
         if post:
             for fn in list(post.values()):
                 fn(var)
+
+
+def _call_node_hooks(node, result, grad_outputs):
+    """A node's post hooks see ``grad_inputs`` as PyTorch shows them: one per ``next_functions`` entry, each
+    already fitted to its input (summed over broadcast dims, cast), None where no gradient flows.  A hook may
+    return replacements, in the same order."""
+    edges = iter(node._edges)
+    places = [next(edges) if nxt is not None else None for nxt, _ in node._next]   # (edges follow _next's order)
+    grad_inputs = tuple(None if e is None or e[0] >= len(result) or result[e[0]] is None
+                        else _validate(node, e[0], result[e[0]], e[3], e[4]) for e in places)
+    for fn in list(node._hooks.values()):
+        new = fn(grad_inputs, grad_outputs)
+        if new is not None:
+            grad_inputs = tuple(new)
+    result = list(result)
+    for e, g in zip(places, grad_inputs):
+        if e is not None and e[0] < len(result):
+            result[e[0]] = g
+    return tuple(result)
 
 
 def _run_node(node, grads, keep_graph, create_graph, captured, nonleaf_targets, needed):
@@ -340,10 +384,7 @@ def _run_node(node, grads, keep_graph, create_graph, captured, nonleaf_targets, 
                 raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                                    f"(expected {n_in}, got {len(result)})")
     if node._hooks:
-        for fn in list(node._hooks.values()):
-            new = fn(result, tuple(grads))
-            if new is not None:
-                result = tuple(new)
+        result = _call_node_hooks(node, result, tuple(grads))
     if _state.anomaly and _state.anomaly_check_nan:
         for i, r in enumerate(result):
             if isinstance(r, Tensor) and r._data.dtype.kind in "fcV" and bool(namespace(r._data).isnan(r._data).any()):

@@ -31,7 +31,8 @@ from ..backend import CPU_ARRAY, CPU_BACKEND, is_array, namespace, overlaps_itse
 
 from .grad_mode import _state, no_grad
 from .graph import (Node, AccumulateGrad, _seq, saved_input, saved_output, saved_const, pack_saved, SAVED_INPUT,
-                    SAVED_OUTPUT, SAVED_TENSORS_HOOKS)
+                    SAVED_OUTPUT, SAVED_TENSORS_HOOKS, saved_property)
+from .saved_names import SAVED_NAMES
 from .. import _tensor
 from .._dtype import can_cast_np, _type_word
 from .._layout import (iterator_result, in_format, relayout, format_strides, broadcast_shapes_or_raise, shape_str,
@@ -40,7 +41,8 @@ from .._tensor import Tensor
 
 _tensor._grad_state = _state  # views record the grad mode they were made in (Tensor._become_view_of)
 
-__all__ = ["Function", "ArrayFunction", "FunctionCtx", "OpMode", "once_differentiable", "before_checks"]
+__all__ = ["Function", "ArrayFunction", "FunctionCtx", "OpMode", "once_differentiable", "before_checks",
+           "InplaceFunction", "NestedIOFunction", "BackwardCFunction"]
 
 FunctionCtx = Node
 _new = object.__new__
@@ -56,10 +58,17 @@ class _FunctionMeta(type):
         cls._plain = cls._view_of is None and cls._inplace_of is None
         # a new result that may need PyTorch's layout (see _elementwise_layout)
         cls._relayout = cls._plain and bool(getattr(cls, "_elementwise", 0) or getattr(cls, "_result_format", None))
-        attrs = {"_function": cls, "__module__": cls.__module__, "__slots__": ()}
+        attrs = {"_function": cls, "__module__": cls.__module__, "__slots__": (),
+                 "_wraps_numbers": getattr(cls, "_wraps_numbers", False)}
+        for i, saved in enumerate(SAVED_NAMES.get(node_name, ())):   # node._saved_self, ... (PyTorch's names)
+            if saved is not None:
+                attrs["_saved_" + saved] = saved_property(i)
+        base = BackwardNode
         if not cls._array_forward:  # a learner's Function: PyTorch shows its node's module in the repr
             attrs["_repr_prefix"] = "torch.autograd.function."
-        cls._backward_cls = type(node_name, (BackwardNode,), attrs)
+            attrs["_forward_cls"] = cls   # (PyTorch's name for the Function a custom node belongs to)
+            base = BackwardCFunction
+        cls._backward_cls = type(node_name, (base,), attrs)
         if cls._view_of is not None and cls._inplace_of is None and "_keeps_zero" not in cls.__dict__:
             cls._keeps_zero = "view"   # every view op keeps an efficient zero (see keeps_zero below)
 
@@ -72,6 +81,12 @@ class BackwardNode(Node):
     def __init__(self):
         self._seq_nr = next(_seq)
         self._saved = ()
+
+
+class BackwardCFunction(BackwardNode):
+    """Base of the node classes of learners' Functions (PyTorch's name for it: ``CubeBackward``'s base)."""
+
+    __slots__ = ()
 
 
 class _NoGraphCtx:
@@ -130,10 +145,27 @@ class Function(metaclass=_FunctionMeta):
     _overlap_check = "before"
 
     def __init__(self, *args, **kwargs):
+        # a Function's methods are static: an instance is useless, and only calling it is refused (__call__)
+        import warnings
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+                      "static, so you should invoke them on the class itself. Instantiating an autograd "
+                      "function will raise an error in a future version of PyTorch.", DeprecationWarning,
+                      stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please use new-style "
             "autograd function with static forward method. "
             "(Example: https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    # torch.func.vmap support: pedatorch's vmap runs the function once per slice, so every Function works
+    # under it as it is; these are here for code that sets or overrides them
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override the vmap "
+                                  "staticmethod or set generate_vmap_rule=True.")
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -145,6 +177,11 @@ class Function(metaclass=_FunctionMeta):
                                   "custom autograd.Function to use it with backward mode AD.")
 
     vjp = backward
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
+                                  "with forward mode AD.")
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -170,11 +207,50 @@ class Function(metaclass=_FunctionMeta):
             out = cls.forward(ctx, *arrays, **kwargs)
             return _wrap_recorded(cls, ctx, args, out)
         # a learner's Function: forward works on Tensors, with the graph off
+        split = cls.setup_context is not Function.setup_context
+        if split:   # forward(*args) and setup_context(ctx, inputs, output): inputs hold the defaults too
+            import inspect
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
         ctx = cls._backward_cls()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        with no_grad():
-            out = cls.forward(ctx, *args, **kwargs)
-        return _wrap_tensors(cls, ctx, args, out, record)
+        dual = _DUAL[0]
+        if dual is not None:   # forward-mode AD: the ops of forward carry no tangents (jvp gives them below)
+            dual.paused += 1
+        try:
+            with no_grad():
+                if split:
+                    out = cls.forward(*args, **kwargs)
+                    cls.setup_context(ctx, args, out)
+                else:
+                    out = cls.forward(ctx, *args, **kwargs)
+        finally:
+            if dual is not None:
+                dual.paused -= 1
+        result = _wrap_tensors(cls, ctx, args, out, record)
+        if dual is not None:
+            dual.custom_function_jvp(cls, ctx, args, result)
+        return result
+
+
+class InplaceFunction(Function):
+    """Kept for old code, as PyTorch keeps it: a Function with an ``inplace`` flag.  Use ``Function``."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    """Kept for old code, as PyTorch keeps it: the legacy (non-static) Function API, whose instances can
+    no longer be called.  Use ``Function``."""
+
+    def forward_extended(self, *input):
+        raise NotImplementedError
+
+    def backward_extended(self, *grad_output):
+        raise NotImplementedError
 
 
 class ArrayFunction(Function):
@@ -248,6 +324,7 @@ class ArrayFunction(Function):
 # ``cls.apply`` itself, perhaps with other arguments; that call, and every op the mode runs on the way (a
 # cast), goes to the modes entered before it, and then to the op itself.
 
+_DUAL = [None]   # the mode of forward-mode AD while a forward_ad.dual_level is entered (see forward_ad.py)
 _MODES = []      # the entered modes, innermost last
 _VISIBLE = [0]   # how many of them the next op call goes through (fewer while one of them is at work)
 
@@ -614,6 +691,7 @@ def _link_inputs(ctx, args):
     needs = []
     nxt = []
     edges = []
+    wraps = type(ctx)._wraps_numbers
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             if a._requires_grad or a._base is not None and a.requires_grad:
@@ -623,6 +701,8 @@ def _link_inputs(ctx, args):
                     edges.append((i, node, nr, a._data.shape, a._data.dtype))
                 needs.append(True)
                 continue
+            nxt.append((None, 0))
+        elif wraps and i < 2:   # a number operand of + - * /: PyTorch wraps it in a tensor, an input too
             nxt.append((None, 0))
         needs.append(False)
     ctx.needs_input_grad = tuple(needs)
@@ -698,7 +778,13 @@ def _packed(item, ctx):
     return pack_saved(item[1], None)
 
 
-def _check_inplace(t, ctx):
+def _check_inplace(t, ctx, dirty=False):
+    """PyTorch's refusal to write in place into a leaf that requires grad, or into a view of a leaf.
+    ``dirty``: the check of a Function's ``mark_dirty``, made after the write: PyTorch words it in the past
+    tense, and tests for a leaf first (a view that is itself a leaf counts as a leaf there)."""
+    leaf = t._grad_fn is None and t._requires_grad
+    if dirty and leaf:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
     if t._base is not None and t._data.dtype.kind in "fcV":
         from .views import check_view_rebase   # (lazy: views.py builds its nodes on this module)
         check_view_rebase(t, False)  # a view made by split(), or under no_grad, may not be written
@@ -707,7 +793,7 @@ def _check_inplace(t, ctx):
     if t._base is not None and t.requires_grad and t._base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
-    if t._grad_fn is None and t._requires_grad:
+    if leaf:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
@@ -734,7 +820,7 @@ def _wrap_tensors(cls, ctx, args, out, record):
         if any(o is d for d in dirty):
             t = o
             if record:
-                _check_inplace(t, ctx)
+                _check_inplace(t, ctx, dirty=True)
             t._bump_version()
         elif any(o is a for a in args):
             t = o._alias()  # returning an input unchanged: a new tensor sharing its memory

@@ -9,7 +9,7 @@ import inspect
 import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "is_inference_mode_enabled"]
+           "is_grad_enabled", "is_inference_mode_enabled", "set_multithreading_enabled"]
 
 
 class _State(threading.local):
@@ -162,3 +162,27 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self):
         return inference_mode(self.mode)
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Whether backward runs on per-device worker threads (PyTorch's engine); pedatorch's engine always runs
+    backward on the calling thread, so this only remembers the setting."""
+
+    _enabled = True
+
+    def __new__(cls, mode):
+        return object.__new__(cls)
+
+    def __init__(self, mode):
+        self.prev = set_multithreading_enabled._enabled
+        self.mode = bool(mode)
+        set_multithreading_enabled._enabled = self.mode   # takes effect at once, like set_grad_enabled
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        set_multithreading_enabled._enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)

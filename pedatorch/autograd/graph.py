@@ -9,10 +9,13 @@ position of its gradient in ``backward``'s result and the node that gradient
 flows to next (another op's node, or the ``AccumulateGrad`` of a leaf).
 ``next_functions`` shows the same edges the way PyTorch does.
 """
+import contextlib
+import functools
 import itertools
 import sys
+from typing import NamedTuple
 
-from ..backend import CPU_ARRAY, is_array, writeable
+from ..backend import CPU_ARRAY, CPU_BACKEND, is_array, writeable
 from .._layout import copy_like_leaf, obeys_grad_layout
 from ..utils.hooks import _HookDict, add_hook
 
@@ -115,6 +118,28 @@ def saved_const(value):
     return (SAVED_CONST, value)
 
 
+FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
+         "have already been freed). Saved intermediate values of the graph are freed when you call .backward() "
+         "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second "
+         "time or if you need to access saved tensors after calling backward.")
+
+
+def saved_property(index):
+    """``node._saved_<name>``: the value at ``index`` of what the op saved (see saved_names.py)."""
+    def get(node):
+        saved = node._saved
+        if saved is None:
+            raise RuntimeError(FREED)
+        if index >= len(saved):   # this call of the op saved nothing there
+            return None
+        value = node._unpack(saved[index])
+        if isinstance(value, (bool, int, float, complex)):   # a number operand: PyTorch's wrapped scalar
+            from .._tensor import Tensor
+            value = Tensor._make(CPU_BACKEND.xp.asarray(value))   # (float64, int64, bool, complex128)
+        return value
+    return property(get)
+
+
 class Node:
     """A step of the backward pass: takes gradients of an op's outputs, returns those of its inputs.
 
@@ -161,6 +186,7 @@ class Node:
         return self._seq_nr
 
     _repr_prefix = ""
+    _wraps_numbers = False   # (see function.py: _link_inputs)
 
     def __repr__(self):
         return f"<{self._repr_prefix}{type(self).__name__} object at {id(self):#x}>"
@@ -185,12 +211,7 @@ class Node:
     def saved_tensors(self):
         saved = self._saved
         if saved is None:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Saved intermediate values of the graph "
-                "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
-                "you need to backward through the graph a second time or if you need to access saved "
-                "tensors after calling backward.")
+            raise RuntimeError(FREED)
         return tuple(self._unpack(s) for s in saved)
 
     def _unpack(self, s):
@@ -367,3 +388,132 @@ class AccumulateGrad(Node):
         else:
             old._data += grad._data
             old._bump_version()
+
+
+# ---------------------------------------------------------------- edges, versions, hooks over several tensors
+
+class GradientEdge(NamedTuple):
+    """Where the gradient of a tensor is computed: a node and which of its inputs (``output_nr``).
+    ``autograd.grad(loss, edge)`` gives the same gradient as ``autograd.grad(loss, tensor)``."""
+
+    node: Node
+    output_nr: int
+    ownership_token: Node = None   # (PyTorch: keeps a learner's Function node alive; a node here needs none)
+
+
+def get_gradient_edge(tensor):
+    """The ``GradientEdge`` of ``tensor``: its grad_fn (or its leaf's AccumulateGrad) and output number."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
+                           "gradients")
+    from .function import _edge_to
+    node, nr = _edge_to(tensor)
+    return GradientEdge(node, nr)
+
+
+def increment_version(tensor):
+    """Tell autograd that ``tensor`` (or each of several) was written in place behind its back (through
+    ``.data`` or numpy): saved copies of it then fail the version check instead of giving wrong gradients."""
+    from .._tensor import Tensor
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        if not t._is_inference:   # (an inference tensor has no version counter)
+            t._bump_version()
+
+
+_MUTATION_ALLOWED = []   # the allow_mutation_on_saved_tensors context entered (at most one)
+
+
+class _AllowMutationOnSaved:
+    """What ``allow_mutation_on_saved_tensors`` yields; ``clear()`` drops the copies it keeps."""
+
+    def __init__(self):
+        self.active = True
+
+    def clear(self):
+        self.active = False
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Inside, a tensor saved for backward may be written in place: backward sees the values it had when it
+    was saved.  PyTorch copies a saved tensor when it is first written; here each saved tensor is copied
+    when it is saved (simpler, more memory).  Backward gets the tensor itself while it is unchanged (its
+    graph intact, for double backward), the copy once it was written."""
+    if _MUTATION_ALLOWED:
+        raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+    ctx = _AllowMutationOnSaved()
+
+    def pack(t):
+        return t, t._version, t.detach().clone()
+
+    def unpack(packed):
+        if not ctx.active:   # (PyTorch's words, its missing space included)
+            raise AssertionError("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                                 "in which the graph was originally recorded.")
+        t, version, copy = packed
+        return t if t._version == version else copy
+
+    _MUTATION_ALLOWED.append(ctx)
+    try:
+        with saved_tensors_hooks(pack, unpack):
+            yield ctx
+    finally:
+        _MUTATION_ALLOWED.pop()
+        ctx.clear()
+
+
+class _MultiHandle:
+    """The handle of a hook made of several hooks: ``remove()`` removes them all."""
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """One hook over several tensors, built from a tensor hook on each.
+
+    ``mode="all"``: ``fn(grads)`` once per backward pass, when every tensor whose node the pass runs has its
+    gradient (``None`` for the others).  ``mode="any"``: ``fn(grad)`` with the first gradient computed.
+    """
+    from .engine import current_graph_task
+    from .function import _edge_to
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    if mode == "any":
+        fired = set()   # the ids of the passes the hook ran in
+
+        @functools.wraps(fn)
+        def first_grad(grad):
+            task = current_graph_task().id
+            if task not in fired:
+                fired.add(task)
+                fn(grad)
+        return _MultiHandle(tuple(t.register_hook(first_grad) for t in tensors if t.requires_grad))
+
+    nodes = [_edge_to(t)[0] for t in tensors]
+    pending = {}   # pass id -> [grads so far, how many hooks are still to run]
+
+    def hook_for(i):
+        def collect(grad):
+            task = current_graph_task()
+            entry = pending.get(task.id)
+            if entry is None:   # the first of the tensors in this pass: how many will get a gradient?
+                entry = pending[task.id] = [[None] * len(tensors), sum(map(task.will_execute, nodes))]
+            entry[0][i] = grad
+            entry[1] -= 1
+            if entry[1] == 0:
+                del pending[task.id]
+                fn(entry[0])
+        return collect
+    return _MultiHandle(tuple(t.register_hook(hook_for(i)) for i, t in enumerate(tensors)))

@@ -56,6 +56,7 @@ def _export(names):
 
 class Add(ArrayFunction):
     """out = a + alpha * b;   da = grad,  db = alpha * grad"""
+    _wraps_numbers = True   # x * 2: the 2 is an input (a wrapped tensor), as in PyTorch's next_functions
     node_name = "AddBackward0"
     _elementwise = 2
     _keeps_zero = "add"   # PyTorch's efficient zero: see autograd/function.py keeps_zero
@@ -82,6 +83,7 @@ class Add(ArrayFunction):
 
 class Sub(ArrayFunction):
     """out = a - alpha * b;   da = grad,  db = -alpha * grad"""
+    _wraps_numbers = True   # x * 2: the 2 is an input (a wrapped tensor), as in PyTorch's next_functions
     node_name = "SubBackward0"
     _elementwise = 2
     _keeps_zero = "add"
@@ -164,6 +166,7 @@ def _no_bool_sub(a, b):
 
 class Mul(ArrayFunction):
     """out = a * b;   da = grad * b,  db = grad * a"""
+    _wraps_numbers = True   # x * 2: the 2 is an input (a wrapped tensor), as in PyTorch's next_functions
     node_name = "MulBackward0"
     _elementwise = 2
     _keeps_zero = "mul"
@@ -216,6 +219,7 @@ def _conj(x):
 
 class Div(ArrayFunction):
     """out = a / b;   da = grad / b,  db = -grad * a / b**2"""
+    _wraps_numbers = True   # x * 2: the 2 is an input (a wrapped tensor), as in PyTorch's next_functions
     node_name = "DivBackward0"
     _elementwise = 2
     _keeps_zero = "div"

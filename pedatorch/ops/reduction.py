@@ -29,8 +29,9 @@ from ._util import (wrap_dim, wrap_dims, register, write_out, to_float, _type_wo
                     shape_str)
 from .elementwise import where, maximum, minimum, _ip, _conj
 from .manip import Flip
-from .sorting import (scatter_back, selecting_op, TakeAlong, Shift, sort, _result, _kernel_op,
-                      _check_dim)
+from .stl_order import stl_sort
+from .sorting import (scatter_back, selecting_op, TakeAlong, Shift, sort, _result, _kernel_op, _tied_rows, _rows,
+                      _replay, _check_dim)
 from .._dtype import is_inexact_np, opmath_np, to_opmath
 
 __all__ = ["sum", "mean", "nansum", "nanmean", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
@@ -1582,7 +1583,29 @@ def _mode_index(x, dim):
     run_start = accumulate("maximum", xp.where(starts, pos, 0), -1)
     counts = xp.where(ends, pos - run_start + 1, 0)
     best = xp.argmax(counts, axis=-1)[..., None]
-    return xp.moveaxis(xp.take_along_axis(order, best, -1), -1, dim)
+    index = xp.moveaxis(xp.take_along_axis(order, best, -1), -1, dim)
+    # ATen std::sorts (value, index) pairs by value and reports the last pair of the first longest run:
+    # for more than 16 elements (introsort, not stable) or with NaNs (which end every run and are
+    # incomparable), which pair that is depends on the sort's moves: replayed (ops/stl_order.py)
+    nan_rows = xp.isnan(x).any(axis=dim).reshape(-1) if is_inexact_np(x.dtype) else None
+    rows = sorted(set((_tied_rows(x, argsort_stable(x, dim), dim) if n > 16 else []) +
+                      ([int(r) for r in xp.nonzero(nan_rows)[0]] if nan_rows is not None else [])))
+    if not rows:
+        return index
+    values = _rows(x, dim)
+    replayed = []
+    for r in rows:
+        pairs = list(zip(values[r].tolist(), range(n)))
+        stl_sort(pairs, 0, n, lambda a, b: a[0] < b[0])
+        best_i, best_count, count = 0, 0, 0
+        for i in range(n):
+            count += 1
+            if i == n - 1 or pairs[i][0] != pairs[i + 1][0]:
+                if count > best_count:
+                    best_i, best_count = pairs[i][1], count
+                count = 0
+        replayed.append([best_i])
+    return _replay(index, dim, rows, replayed)
 
 
 Mode = selecting_op("Mode", "ModeBackward0", _mode_index,

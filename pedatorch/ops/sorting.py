@@ -27,6 +27,7 @@ from ..backend import namespace, scatter_add, argsort_stable
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, register, write_out, shape_str, _type_word, check_kernel_dtype
 from .._dtype import is_float_np, is_inexact_np
+from .stl_order import stl_sort, stl_nth_element, stl_partial_sort, aten_quick_select
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
            "bucketize", "histc", "return_types"]
@@ -297,15 +298,81 @@ def msort(input, *, out=None):
     return r if out is None else write_out(out, r)
 
 
+def _tied_rows(x, order, dim):
+    """The rows (along dim, numbered as in ``_rows``) where equal values or two NaNs meet in sorted order."""
+    xp = namespace(x)
+    s = xp.moveaxis(xp.take_along_axis(x, order, dim), dim, -1)
+    s = s.reshape(-1, s.shape[-1]) if s.size else s.reshape(0, 1)
+    with np.errstate(invalid="ignore"):
+        tied = (s[:, 1:] == s[:, :-1]).any(-1)
+    if is_inexact_np(x.dtype):
+        tied |= xp.isnan(s).sum(-1) > 1
+    return [int(r) for r in xp.nonzero(tied)[0]]
+
+
+def _rows(x, dim):
+    """x's rows along dim, (rows, n), numbered in C order of the other dims, in Python-comparable types."""
+    v = namespace(x).moveaxis(x, dim, -1)
+    v = v.reshape(-1, v.shape[-1]).astype(np.float64 if is_inexact_np(x.dtype) else np.int64)
+    return v
+
+
+def _replay(idx, dim, rows, new_rows):
+    """Write replayed index rows into ``idx`` (the same layout as ``_rows``)."""
+    xp = namespace(idx)
+    moved = xp.moveaxis(idx, dim, -1).copy()
+    flat = moved.reshape(-1, moved.shape[-1])
+    for r, new in zip(rows, new_rows):
+        flat[r] = xp.asarray(new, dtype=idx.dtype)
+    return xp.moveaxis(flat.reshape(moved.shape), -1, dim)
+
+
+def _nan_first_greater(a, b):   # TopK's and quickselect's comparisons: NaN above everything, then >
+    return (a[0] != a[0] and b[0] == b[0]) or a[0] > b[0]
+
+
+def _nan_last_less(a, b):
+    return (a[0] == a[0] and b[0] != b[0]) or a[0] < b[0]
+
+
+def _topk_index(x, dim, k, largest, sorted_):
+    """Indices of the k selected along dim, as ATen's kernel leaves them: with k * 64 <= n, std::partial_sort;
+    else std::nth_element and (if sorted) std::sort of the first k - 1.  Rows of distinct values come out
+    as a stable sort would put them, unless unsorted through nth_element; only the others are replayed."""
+    xp = namespace(x)
+    order = sort_order(x, dim, largest)
+    idx = xp.take(order, xp.arange(k), axis=dim)
+    n = x.shape[dim]
+    partial = k * 64 <= n
+    if k == 0 or x.size == 0:
+        return idx
+    rows = _tied_rows(x, order, dim) if partial or sorted_ else list(range(x.size // n))
+    if not rows:
+        return idx
+    less = _nan_first_greater if largest else _nan_last_less
+    values = _rows(x, dim)
+    replayed = []
+    for r in rows:
+        queue = list(zip(values[r].tolist(), range(n)))
+        if partial:
+            stl_partial_sort(queue, k, less)
+        else:
+            stl_nth_element(queue, k - 1, less)
+            if sorted_:
+                stl_sort(queue, 0, k - 1, less)
+        replayed.append([j for _, j in queue[:k]])
+    return _replay(idx, dim, rows, replayed)
+
+
 class TopK(ArrayFunction):
-    """values, indices = the k largest (or smallest) along dim, in order;  dx = grad put back at indices"""
+    """values, indices = the k largest (or smallest) along dim;  dx = grad put back at indices"""
     node_name = "TopkBackward0"
 
     @staticmethod
-    def forward(ctx, x, k, dim, largest):
+    def forward(ctx, x, k, dim, largest, sorted_):
         xp = namespace(x)
         x1 = x.reshape(1) if x.ndim == 0 else x
-        idx = xp.take(sort_order(x1, dim, largest), xp.arange(k), axis=dim)
+        idx = _topk_index(x1, dim, k, largest, sorted_)
         values = xp.take_along_axis(x1, idx, dim)
         ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
         if x.ndim == 0:
@@ -314,13 +381,14 @@ class TopK(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad, grad_indices=None):
-        return scatter_back(grad, ctx.idx, ctx.dim, ctx.shape), None, None, None
+        return scatter_back(grad, ctx.idx, ctx.dim, ctx.shape), None, None, None, None
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """The ``k`` largest (``largest=False``: smallest) elements along ``dim``: ``return_types.topk``.
 
-    Results always come sorted; among equal values the lower index comes first.
+    Among equal values, and with ``sorted=False``, the order is the one PyTorch's C++ selection leaves
+    (``ops/stl_order.py``).
     """
     x = input._data
     d = wrap_dim(_check_dim(dim if dim is not None else -1), x.ndim)
@@ -331,13 +399,24 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         raise RuntimeError("topk does not support bool dtypes on CPU")
     if x.ndim == 0:  # a 0-dim tensor is its own top element, for k = 0 as for k = 1 (as in PyTorch)
         k = 1
-    return _result("topk", TopK.apply(input, int(k), d, bool(largest)), out)
+    return _result("topk", TopK.apply(input, int(k), d, bool(largest), bool(sorted)), out)
 
 
 def _kth_index(x, dim, k):
+    """The index of the k-th smallest along dim: where ATen's quickselect leaves it among equal values."""
     order = sort_order(x, dim)
     xp = namespace(order)
-    return xp.take(order, xp.arange(k - 1, k), axis=dim)
+    idx = xp.take(order, xp.arange(k - 1, k), axis=dim)
+    rows = _tied_rows(x, order, dim) if x.size else []
+    if not rows:
+        return idx
+    values = _rows(x, dim)
+    replayed = []
+    for r in rows:
+        a = list(zip(values[r].tolist(), range(x.shape[dim])))
+        aten_quick_select(a, k - 1, _nan_first_greater)
+        replayed.append([a[k - 1][1]])
+    return _replay(idx, dim, rows, replayed)
 
 
 KthValue = selecting_op("KthValue", "KthvalueBackward0", _kth_index,

@@ -111,6 +111,8 @@ KNOWN = {
     'acosh|value|float32': "PyTorch's float32 vector sqrt (one ulp off, docs/architecture.md) gives 1.0 for sqrt(0.99999994): acosh 0 vs NaN",
     'log1p|value|float32': "group_norm's float32 moments one ulp apart (ATen's Welford order vs numpy's), log1p near -1 magnifies it",
     'pow|grad_value|float32': "batch_norm's float32 backward one ulp apart (ATen's loop order), magnified by pow(-3) of a cancelling sum",
+    'F.selu|grad2_value|float32': "atanh of a softmin output of 0.99989: its double backward (1/(1-y^2)^2) magnifies float32 rounding",
+    'lgamma|value|float32': "log_ndtr's float32 value an ulp apart (libm vs SLEEF): PyTorch's one-element rms_norm then is exactly -1, lgamma's pole",
 }
 
 

@@ -786,9 +786,16 @@ class BinaryCrossEntropy(ArrayFunction):
             raise RuntimeError("all elements of input should be between 0 and 1")
         if not xp.all((y >= 0) & (y <= 1)):
             raise RuntimeError("all elements of target should be between 0 and 1")
-        xf, yf = to_opmath(x), to_opmath(y)   # (float16/bfloat16: computed in float32, rounded once)
+        # ATen's scalar loop: std::log and std::log1p of each element (the C library's, nearly correctly
+        # rounded: taken here in double and rounded; numpy's float32 SIMD log is an ulp off in a fifth of
+        # cases), then the arithmetic in the input's dtype: float16/bfloat16 round after every operation
+        xf, yf = to_opmath(x), to_opmath(y)
+        step = (lambda a: a.astype(x.dtype).astype(xf.dtype)) if xf.dtype != x.dtype else (lambda a: a)
         with np.errstate(divide="ignore", invalid="ignore"):
-            loss = ((yf - 1) * xp.maximum(xp.log1p(-xf), -100) - yf * xp.maximum(xp.log(xf), -100)).astype(x.dtype)
+            log_x = xp.log(xf.astype(np.float64)).astype(xf.dtype)
+            log_1mx = xp.log1p(-xf.astype(np.float64)).astype(xf.dtype)
+            loss = step(step(step(yf - 1) * xp.maximum(step(log_1mx), -100)) -
+                        step(yf * xp.maximum(step(log_x), -100))).astype(x.dtype)
         if weight is not None:
             if weight.shape != x.shape:
                 raise RuntimeError(f"output with shape {shape_str(x.shape)} doesn't match the broadcast shape "
@@ -805,10 +812,12 @@ class BinaryCrossEntropy(ArrayFunction):
             if ctx.needs_input_grad[0] else None
         if not ctx.needs_input_grad[1]:
             return gx, None, None, None
-        g = grad * _norm_factor(ctx)
+        gy = -logit(x) * grad   # (ATen's order: then * weight, then / numel)
         if w is not None:
-            g = g * w
-        return gx, -logit(x) * g, None, None
+            gy = gy * w
+        if ctx.reduction == "mean" and ctx.numel:
+            gy = gy / ctx.numel
+        return gx, gy, None, None
 
 
 class BinaryCrossEntropyBackward(ArrayFunction):
@@ -824,11 +833,16 @@ class BinaryCrossEntropyBackward(ArrayFunction):
         xp = namespace(x)
         ctx.save_for_backward(grad, x, y, w)
         ctx.reduction, ctx.numel = reduction, numel
-        g = grad * _norm_factor(ctx)
+        # ATen's order: its scalar loop in the input's dtype (float16/bfloat16 round after every operation),
+        # then in-place * weight and / numel (in float32 for half types, as a tensor op by a number)
+        grad = grad.astype(x.dtype, copy=False)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            gi = grad * (x - y) / xp.maximum((1 - x) * x, x.dtype.type(_EPSILON))
         if w is not None:
-            g = g * w
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (g * (x - y) / xp.maximum(x * (1 - x), _EPSILON)).astype(x.dtype)
+            gi = gi * w
+        if reduction == "mean" and numel:
+            gi = (to_opmath(gi) / numel).astype(x.dtype)
+        return gi.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, gg):

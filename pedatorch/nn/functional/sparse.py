@@ -11,7 +11,7 @@ from ..._layout import in_format
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
 from ...backend import namespace, reduceat, allocation_error
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import no_grad, is_grad_enabled
 from ...ops.creation import zeros, arange, _size_arg
 from ...ops._util import needed
 
@@ -139,6 +139,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             padding_idx = weight.size(0) + padding_idx
     else:
         padding_idx = -1
+    if max_norm is not None and weight.dim() != 2:   # (the renorm runs first, and checks first)
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {weight.dim()}-dimensional tensor for argument "
+                           f"#1 'self' (while checking arguments for embedding_renorm_)")
+    if weight.dim() == 0 and weight.requires_grad and is_grad_enabled():
+        # (PyTorch's autograd wrapper reads weight.size(0), to save it, before the kernel checks the dims)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
     _check_indices(input, "embedding")

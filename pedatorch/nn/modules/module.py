@@ -794,7 +794,7 @@ class _BackwardHook:
 
     grad_input has one entry per positional argument: None for a non-tensor, zeros for a tensor that gets
     no gradient (it needs none, or forward did not use it).  For that, every tensor argument goes through
-    the input node, those needing no gradient marked non-differentiable: the node hands back zeros for them.
+    the input node, and the post-hook fills zeros of each such argument's shape and dtype.
     """
 
     def __init__(self, module, hooks, pre_hooks):
@@ -824,12 +824,16 @@ class _BackwardHook:
         if not is_grad_enabled() or not any(args[i].requires_grad for i in positions):
             return args
 
-        def on_input_grads(grads, _):   # a post-hook: ``grads`` are what the identity's backward returned
+        from ...ops.creation import zeros
+        meta = {i: (args[i].shape, args[i].dtype, args[i].device) for i in positions}
+
+        def on_input_grads(grads, _):   # a post-hook: the gradients the identity node passes to its inputs
             if self.grad_outputs is None:
                 return None
             grad_inputs = [None] * self.n_inputs
             for i, g in zip(self.input_positions, grads):
-                grad_inputs[i] = g
+                shape, dtype, device = meta[i]
+                grad_inputs[i] = g if g is not None else zeros(shape, dtype=dtype, device=device)
             grad_inputs = self._call_hooks(tuple(grad_inputs))
             self.grad_outputs = None
             return tuple(grad_inputs[i] for i in self.input_positions)
