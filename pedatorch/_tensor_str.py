@@ -237,6 +237,11 @@ def _body(arr, indent):
 
 # ---------------------------------------------------------------- the whole repr
 
+def tangent_of(t):
+    """A tensor's forward-mode tangent, or None; autograd/forward_ad.py puts its lookup here (it lives above)."""
+    return None
+
+
 def _add_suffixes(text, suffixes, indent):
     """Append ``, suffix`` items and the closing parenthesis, wrapping past ``linewidth``."""
     linewidth = PRINT_OPTS.linewidth
@@ -298,6 +303,9 @@ def _str(self, tensor_contents=None):
         suffixes.append("grad_fn=<" + name.rsplit("::", 1)[-1] + ">")
     elif self.requires_grad:
         suffixes.append("requires_grad=True")
+    tangent = tangent_of(self)   # (forward-mode AD: a dual tensor shows its tangent)
+    if tangent is not None:
+        suffixes.append("tangent=" + repr(tangent))
 
     text = _add_suffixes(prefix + body, suffixes, indent)
     if param is not None and not plain:

@@ -467,3 +467,19 @@ def test_forward_ad_agrees_with_jvp_of_torch_func():
         tangent = fwAD.unpack_dual(f(fwAD.make_dual(x, v))).tangent
     _, expected = torch.func.jvp(f, (x,), (v,))
     assert torch.allclose(tangent, expected)
+
+
+def test_dual_tensor_repr_shows_its_tangent():
+    """PyTorch prints a dual tensor with ``tangent=...`` after its grad_fn, and without it once the level
+    has been left."""
+    def run(lib):
+        import importlib
+        fw = importlib.import_module(lib.__name__ + ".autograd.forward_ad")
+        out = []
+        with fw.dual_level():
+            d = fw.make_dual(lib.tensor([1., 2.]), lib.tensor([1., 0.5]))
+            x = lib.tensor([1., 2.], requires_grad=True)
+            out += [repr(d), repr(d * 2), repr(d.sin()), repr(fw.make_dual(x * 1, lib.ones(2)))]
+        out.append(repr(d))
+        return out
+    assert run(torch) == run(pt)

@@ -22,6 +22,7 @@ One level at a time (as in PyTorch, which refuses nesting); leaving it forgets e
 import contextlib
 from typing import NamedTuple
 
+from .. import _tensor_str
 from .._tensor import Tensor
 from . import function as _function
 from .function import OpMode
@@ -47,6 +48,9 @@ def _tangent(t):
         return None
     pair = t.__dict__.get("_fw_tangent")
     return pair[1] if pair is not None and pair[0] is _LEVEL[0] else None
+
+
+_tensor_str.tangent_of = _tangent   # (a dual tensor's repr shows its tangent)
 
 
 def _set_tangent(t, tangent):
