@@ -376,3 +376,18 @@ def test_embedding_weight_dims_checked_in_pytorchs_order():
                   lambda lib: lib.nn.functional.embedding(lib.tensor([0]), lib.ones(3), max_norm=1.),
                   lambda lib: lib.nn.functional.embedding(lib.tensor([0]), lib.ones(2, 3, 4))):
         _same(build)
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_pairwise_distance_of_half_inputs_accumulates_in_float32(dt):
+    """pairwise_distance's norm squared float16 values in float16 (59040^2 overflowed to inf); ATen's norm
+    accumulates in float32 and rounds once."""
+    rng = np.random.default_rng(0)
+    _same(lambda lib: lib.nn.functional.pairwise_distance(lib.tensor([-0.0, 0.0, -59040.0], dtype=getattr(lib, dt)),
+                                                          lib.tensor([-0.0], dtype=getattr(lib, dt))))
+    for _ in range(30):
+        a = rng.standard_normal((3, int(rng.integers(1, 30)))) * rng.choice([1, 1000, 30000])
+        b = rng.standard_normal(a.shape[1:])
+        p = float(rng.choice([1, 2, 3, 0.5]))
+        _same(lambda lib: lib.nn.functional.pairwise_distance(lib.tensor(a, dtype=getattr(lib, dt)),
+                                                              lib.tensor(b, dtype=getattr(lib, dt)), p=p))

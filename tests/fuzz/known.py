@@ -113,6 +113,10 @@ KNOWN = {
     'pow|grad_value|float32': "batch_norm's float32 backward one ulp apart (ATen's loop order), magnified by pow(-3) of a cancelling sum",
     'F.selu|grad2_value|float32': "atanh of a softmin output of 0.99989: its double backward (1/(1-y^2)^2) magnifies float32 rounding",
     'lgamma|value|float32': "log_ndtr's float32 value an ulp apart (libm vs SLEEF): PyTorch's one-element rms_norm then is exactly -1, lgamma's pole",
+    'F.conv2d|value|bfloat16': "an inf input: oneDNN's bfloat16 conv multiplies the zeros of its blocked channel padding by it (NaN); without oneDNN PyTorch agrees",
+    'div|value|float16': "PyTorch's half layer_norm of a one-element row returns FMA rounding noise (x*rstd), not 0 (1/noise vs 1/0)",
+    'fmax|grad2_value|float16': "float16 rounding of batch_norm's double-backward formula over two samples (through batch_norm)",
+    'std_mean|grad2_value|bfloat16': "bfloat16 rounding of layer_norm's double-backward formula (through layer_norm of two elements)",
 }
 
 

@@ -160,7 +160,7 @@ class _Norm(ArrayFunction):
     def forward(ctx, x, p, dim, keepdim):
         xp = namespace(x)
         xf = to_float(x)
-        a = xp.abs(xf)
+        a = xp.abs(to_opmath(xf))   # (float16/bfloat16 accumulate in float32, as ATen's norm: no overflow)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if p == 2:
                 out = xp.sqrt(xp.sum(a * a, axis=dim, keepdims=keepdim))
@@ -174,7 +174,7 @@ class _Norm(ArrayFunction):
                 out = xp.sum(a != 0, axis=dim, keepdims=keepdim)
             else:
                 out = xp.power(xp.sum(xp.power(a, p), axis=dim, keepdims=keepdim), 1.0 / p)
-        out = xp.asarray(out, dtype=a.dtype)
+        out = xp.asarray(out).astype(xf.dtype)
         ctx.save_for_backward(x, out)
         ctx.p, ctx.dim, ctx.keepdim = p, dim, keepdim
         return out
