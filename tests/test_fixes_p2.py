@@ -391,3 +391,40 @@ def test_pairwise_distance_of_half_inputs_accumulates_in_float32(dt):
         p = float(rng.choice([1, 2, 3, 0.5]))
         _same(lambda lib: lib.nn.functional.pairwise_distance(lib.tensor(a, dtype=getattr(lib, dt)),
                                                               lib.tensor(b, dtype=getattr(lib, dt)), p=p))
+
+
+def test_fractional_max_pool_as_pytorch():
+    """F.fractional_max_pool2d/3d and nn.FractionalMaxPool2d/3d were missing: ATen's generate_intervals
+    (one uniform sample per plane and dim, drawn with PyTorch's rand), its max loop (NaN wins, ties keep the
+    first), indices, errors and the gradient."""
+    def run(lib):
+        F = lib.nn.functional
+        out = []
+        x = lib.arange(2 * 10 * 10.).reshape(1, 2, 10, 10)
+        out.append(F.fractional_max_pool2d(x, 3, output_size=(4, 5), return_indices=True,
+                                           _random_samples=lib.tensor([[[0.1, 0.9], [0.7, 0.3]]])))
+        x3 = lib.arange(8 * 9 * 10.).reshape(1, 1, 8, 9, 10)
+        out.append(F.fractional_max_pool3d(x3, 2, output_size=(3, 4, 5), return_indices=True,
+                                           _random_samples=lib.tensor([[[0.1, 0.5, 0.9]]]))[1])
+        lib.manual_seed(0)
+        y = lib.randn(3, 4, 13, 11, requires_grad=True)
+        o = F.fractional_max_pool2d(y, (3, 2), output_ratio=(0.5, 0.6))
+        (o * lib.arange(o.numel()).reshape(o.shape)).sum().backward()
+        out += [o.detach(), type(o.grad_fn).__name__, y.grad]
+        m = lib.nn.FractionalMaxPool3d(2, output_ratio=0.5)
+        out += [repr(m), m(lib.randn(2, 3, 7, 8, 9).half())]
+        w = lib.tensor([[[[1., float("nan"), 2., 3.], [float("nan"), 0., 5., 5.]]]])
+        out.append(F.fractional_max_pool2d(w, 2, output_size=(1, 2), return_indices=True,
+                                           _random_samples=lib.tensor([[[0.3, 0.2]]])))
+        for bad in (lambda: F.fractional_max_pool2d(x, 3), lambda: F.fractional_max_pool2d(x, 6, output_size=6),
+                    lambda: lib.nn.FractionalMaxPool2d(3), lambda: lib.nn.FractionalMaxPool2d(3, output_ratio=1.5)):
+            try:
+                bad()
+            except Exception as e:   # noqa: BLE001
+                out.append((type(e).__name__, str(e)))
+        return repr(out).replace("pedatorch", "torch")
+    assert run(torch) == run(pt)
+    x = torch.randn(2, 2, 7, 6, dtype=torch.float64, requires_grad=True)
+    s = torch.rand(2, 2, 2, dtype=torch.float64)
+    assert torch.autograd.gradcheck(lambda t: torch.nn.functional.fractional_max_pool2d(t, 2, output_size=(3, 3),
+                                                                                       _random_samples=s), (x,))

@@ -34,7 +34,8 @@ __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", 
            "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
            "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
            "adaptive_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_unpool1d",
-           "max_unpool2d", "max_unpool3d"]
+           "max_unpool2d", "max_unpool3d", "fractional_max_pool2d", "fractional_max_pool3d",
+           "fractional_max_pool2d_with_indices", "fractional_max_pool3d_with_indices"]
 
 
 # ====================================================================== geometry
@@ -1035,3 +1036,135 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     k, s, p = _pool_args(kernel_size, stride, padding, 1)
     osz = list(_unpool_output_size(input, k, s, p, output_size)) + [1]
     return _max_unpool_nd(2, input.unsqueeze(-1), indices.unsqueeze(-1), osz).squeeze(-1)
+
+
+# ====================================================================== fractional max pooling
+
+def _fractional_starts(samples, n, out, pool, dtype, xp):
+    """ATen's generate_intervals, for each plane's random sample u: start_i = int((i + u) alpha) -
+    int(u alpha) with alpha = (n - pool) / (out - 1), in the input's (opmath) dtype; the last window
+    ends at the edge.  ``samples`` (B,) -> starts (B, out)."""
+    u = samples.astype(dtype)[:, None]
+    starts = xp.zeros((samples.shape[0], out), dtype=np.int64)
+    if out > 1:
+        alpha = dtype.type(n - pool) / dtype.type(out - 1)
+        i = xp.arange(out - 1, dtype=dtype)[None, :]
+        starts[:, :-1] = ((i + u) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)
+    if out > 0:
+        starts[:, -1] = n - pool
+    return starts
+
+
+def _fractional_max(x, samples, pool, outsp):
+    """x (B, *sp), samples (B, dims): the max over each pseudo-random window (and its flat index).  As
+    ATen's loop: offsets in C order, a later value wins if it is larger or NaN, a tie keeps the first."""
+    xp = namespace(x)
+    dims, insp = len(pool), x.shape[1:]
+    opmath = np.dtype(np.float64 if x.dtype == np.float64 else np.float32)
+    # sample 0 steers the last dim, sample 1 the one before it (and sample 2 the first of three)
+    order = [dims - 1 - d for d in range(dims)] if dims == 2 else list(range(dims))
+    starts = [_fractional_starts(samples[:, order[d]], insp[d], outsp[d], pool[d], opmath, xp) for d in range(dims)]
+    rows = xp.arange(x.shape[0]).reshape((-1,) + (1,) * dims)
+    out = xp.full((x.shape[0],) + tuple(outsp), -np.inf, dtype=opmath).astype(x.dtype)
+    idx = None
+    for off in np.ndindex(*pool):
+        pos = [(starts[d] + off[d]).reshape((-1,) + tuple(outsp[d] if e == d else 1 for e in range(dims)))
+               for d in range(dims)]
+        flat = pos[0]
+        for d in range(1, dims):
+            flat = flat * insp[d] + pos[d]
+        v = x[(rows,) + tuple(pos)]
+        if idx is None:
+            idx = xp.broadcast_to(flat, v.shape).astype(np.int64)
+        with np.errstate(invalid="ignore"):
+            take = (v > out) | xp.isnan(v)
+        xp.copyto(out, v, where=take)
+        xp.copyto(idx, xp.broadcast_to(flat, idx.shape), where=take)
+    return out, idx
+
+
+class _FractionalMaxPool(ArrayFunction):
+    """out = max over each pseudo-random window (Graham's fractional max pooling);  dx = grad added at the
+    index of each max"""
+
+    @staticmethod
+    def forward(ctx, x, samples, pool, outsp):
+        dims = len(pool)
+        lead = x.shape[:x.ndim - dims]
+        out, idx = _fractional_max(_flat(x, dims), samples.reshape(-1, dims), pool, outsp)
+        out, idx = out.reshape(lead + tuple(outsp)), idx.reshape(lead + tuple(outsp))
+        if ctx.needs_input_grad:
+            ctx.save_for_backward(x)
+            ctx.idx, ctx.dims = idx, dims
+        return out, idx
+
+    @staticmethod
+    def backward(ctx, grad, _):
+        x, = ctx.saved_tensors
+        nplane = _prod(x.shape[-ctx.dims:])
+        return ctx._function._grad_op.apply(grad, x, ctx.idx, x.shape, nplane, False), None, None, None
+
+
+class FractionalMaxPool2d(_FractionalMaxPool):
+    node_name = "FractionalMaxPool2DBackward0"
+
+
+class FractionalMaxPool3d(_FractionalMaxPool):
+    node_name = "FractionalMaxPool3DBackward0"
+
+
+FractionalMaxPool2d._grad_op = _grad_op(_IndexAdd, "FractionalMaxPool2DBackwardBackward0")
+FractionalMaxPool3d._grad_op = _grad_op(_IndexAdd, "FractionalMaxPool3DBackwardBackward0")
+
+
+def _fractional_max_pool_nd(dims, input, kernel_size, output_size, output_ratio, return_indices, _random_samples):
+    fname = f"fractional_max_pool{dims}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{fname} requires specifying either an output_size or an output_ratio")
+    if input.dim() not in (dims + 1, dims + 2):
+        raise RuntimeError(f"{fname}(): Expected {dims + 1}D or {dims + 2}D tensor, but got: {list(input.shape)}")
+    spatial = list(input.shape[-dims:])
+    if output_size is None:
+        ratio = output_ratio if isinstance(output_ratio, (tuple, list)) else (output_ratio,) * dims
+        if len(ratio) > dims:
+            raise ValueError(f"{fname} requires output_ratio to either be a single Int or tuple of Ints.")
+        output_size = [int(n * r) for n, r in zip(spatial, ratio)]
+    outsp = tuple(int(o) for o in (output_size if isinstance(output_size, (tuple, list)) else (output_size,) * dims))
+    pool = tuple(int(k) for k in (kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * dims))
+    names = ("time", "height", "width")[3 - dims:]
+    for name, o, k, n in zip(names, outsp, pool, spatial):
+        if o + k - 1 > n:
+            raise RuntimeError(f"{fname}(): pool {name} {k} too large relative to input {name} {n}")
+    if _random_samples is None:   # (drawn as PyTorch draws them: its rand stream decides the windows)
+        from ...ops.random import rand
+        n_batch = 1 if input.dim() == dims + 1 else input.shape[0]
+        _random_samples = rand(n_batch, input.shape[-dims - 1], dims, dtype=input.dtype, device=input.device)
+    cls = FractionalMaxPool2d if dims == 2 else FractionalMaxPool3d
+    if not is_inexact_np(input._data.dtype):
+        raise NotImplementedError(f"\"{fname}_out_frame\" not implemented for '{_type_word(input._data.dtype)}'")
+    out, idx = cls.apply(input, _random_samples, pool, outsp)
+    return (out, idx) if return_indices else out
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """Max pooling over pseudo-random windows of size ``kernel_size`` that tile the input into ``output_size``
+    (or ``output_ratio`` of it) outputs; the windows come from one uniform sample per plane and dim."""
+    return _fractional_max_pool_nd(2, input, kernel_size, output_size, output_ratio, return_indices,
+                                   _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    return _fractional_max_pool_nd(3, input, kernel_size, output_size, output_ratio, return_indices,
+                                   _random_samples)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
