@@ -1588,7 +1588,7 @@ def _mode_index(x, dim):
     # for more than 16 elements (introsort, not stable) or with NaNs (which end every run and are
     # incomparable), which pair that is depends on the sort's moves: replayed (ops/stl_order.py)
     nan_rows = xp.isnan(x).any(axis=dim).reshape(-1) if is_inexact_np(x.dtype) else None
-    rows = sorted(set((_tied_rows(x, argsort_stable(x, dim), dim) if n > 16 else []) +
+    rows = sorted(set((_tied_rows(x, xp.moveaxis(order, -1, dim), dim) if n > 16 else []) +
                       ([int(r) for r in xp.nonzero(nan_rows)[0]] if nan_rows is not None else [])))
     if not rows:
         return index
