@@ -325,8 +325,6 @@ def test_old_backward_hook_can_replace_grad_input():
 
 # ---------------------------------------------------------------- 9: checkpoint's early stop
 
-@pytest.mark.xfail(strict=True, reason="pedatorch's non-reentrant checkpoint recomputes the whole function "
-                                        "(no early stop): see utils/checkpoint.py")
 def test_checkpoint_early_stop_skips_the_rest_of_the_recomputation():
     def calls(lib):
         from importlib import import_module

@@ -771,11 +771,21 @@ def _save(ctx, args, outs, results):
 
 
 def _packed(item, ctx):
-    """A saved-tensor record handed to the active pack hook (see graph.saved_tensors_hooks)."""
+    """A saved-tensor record handed to the active pack hook (see graph.saved_tensors_hooks).  Only what the
+    hook returns is kept, so an input's place in the graph is kept beside it: backward re-attaches the
+    unpacked tensor there (a second backward then reaches the input's history, as without hooks)."""
     if item[0] == SAVED_OUTPUT:
         t = ctx._unpack(item)
-        return pack_saved(t, item[4])
-    return pack_saved(item[1], None)
+        return pack_saved(t, item[4], None)
+    t = item[1]
+    return pack_saved(t, None, _edge_to(t) if t.requires_grad else None)
+
+
+def save_tensor(t, ctx):
+    """The record of ``t`` saved as an input of ``ctx`` (outside ``save_for_backward``: checkpoint saves its
+    arguments so); ``ctx._unpack(record)`` gives it back, version-checked."""
+    item = saved_input(t)
+    return _packed(item, ctx) if SAVED_TENSORS_HOOKS else item
 
 
 def _check_inplace(t, ctx, dirty=False):

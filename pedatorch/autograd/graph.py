@@ -13,6 +13,7 @@ import contextlib
 import functools
 import itertools
 import sys
+import weakref
 from typing import NamedTuple
 
 from ..backend import CPU_ARRAY, CPU_BACKEND, is_array, writeable
@@ -32,9 +33,10 @@ _seq = itertools.count()
 #                                                    then), as PyTorch's SavedVariable does (weakly held:
 #                                                    fn leads back to this node)
 #   (SAVED_CONST, value)                             a number, or an array/tensor used as a constant
-#   (SAVED_PACKED, packed, unpack_hook, nr)          a tensor given to a saved_tensors_hooks pack hook: only
+#   (SAVED_PACKED, packed, unpack_hook, nr, edge)    a tensor given to a saved_tensors_hooks pack hook: only
 #                                                    what it returned is kept (nr: the output number for an
-#                                                    output of this node, else None)
+#                                                    output of this node, else None; edge: (node, nr) an
+#                                                    input's gradient flows to, re-attached at unpack)
 SAVED_INPUT, SAVED_OUTPUT, SAVED_CONST, SAVED_PACKED = 0, 1, 2, 3
 
 # the (pack_hook, unpack_hook) pairs of the saved_tensors_hooks contexts entered, innermost last
@@ -91,9 +93,10 @@ class disable_saved_tensors_hooks:
         _HOOKS_DISABLED.pop()
 
 
-def pack_saved(t, nr):
+def pack_saved(t, nr, edge):
     """The record of a tensor saved while saved_tensors_hooks are active (the innermost pair packs it;
-    the pack hook runs with no hooks active, so what it computes saves nothing through it)."""
+    the pack hook runs with no hooks active, so what it computes saves nothing through it).  ``edge``:
+    (node, output_nr) where an input's gradient flows, or None."""
     pack, unpack = SAVED_TENSORS_HOOKS[-1]
     hooks = SAVED_TENSORS_HOOKS[:]
     SAVED_TENSORS_HOOKS.clear()
@@ -101,7 +104,7 @@ def pack_saved(t, nr):
         packed = pack(t)
     finally:
         SAVED_TENSORS_HOOKS.extend(hooks)
-    return (SAVED_PACKED, packed, unpack, nr)
+    return (SAVED_PACKED, packed, unpack, nr, edge)
 
 
 def saved_input(t):
@@ -243,7 +246,21 @@ class Node:
                                 f"type {type(t).__name__}")
             if s[3] is not None:   # this node's output: backward through it continues at this node
                 return Tensor._make(t._data, self, s[3])
-            return t
+            edge = s[4]
+            if edge is None:
+                return t
+            node, nr = edge
+            if type(node) is AccumulateGrad:   # a leaf: the unpacked tensor's gradient goes to it
+                if t is node.variable:
+                    return t
+                u = Tensor._make(t._data)
+                u._requires_grad = True
+                u._grad_acc = weakref.ref(node)
+                u._leaf_node = node   # (keeps the leaf's AccumulateGrad alive as long as u)
+                return u
+            if t._grad_fn is node and t._output_nr == nr and t._base is None:
+                return t
+            return Tensor._make(t._data, node, nr)
         return s[1]
 
     def _version_error(self, data, what, now, expected):

@@ -15,37 +15,36 @@ Two variants, as in PyTorch:
   (parameters used by ``fn`` get their ``.grad`` from that inner call).  Only
   tensors passed as arguments that require grad make the output differentiable.
 
-* ``use_reentrant=False`` (recommended) -- PyTorch hooks the saving of tensors
-  to drop them during the forward; pedatorch gets the same effect with the graph
-  itself.  The forward runs ``fn`` with the graph on, finds where the recorded
-  region reads tensors from outside (its boundary: the arguments, parameters
-  and any other tensor ``fn`` closes over), and replaces the region by one
-  ``_NonReentrantCheckpoint`` node whose edges go to that boundary; the region's
-  nodes, and the activations they saved, are freed as soon as ``fn`` returns.
-  The node's backward recomputes ``fn``, points the recomputed region's boundary
-  edges at stand-in leaves, takes ``autograd.grad`` to those stand-ins and
-  returns the result along its own edges.  So parameters that ``fn`` closes over
-  get gradients even when no argument requires grad, keyword arguments are
+* ``use_reentrant=False`` (recommended) -- PyTorch's design on saved-tensor
+  hooks (``autograd.graph.saved_tensors_hooks``).  The forward runs ``fn`` with
+  the graph on, but every tensor an op inside saves for backward is handed to a
+  pack hook that keeps only an empty *holder* in its place: the activations are
+  dropped as they are made.  The first time a backward pass unpacks one of the
+  holders, the function is run again (same arguments, random states and
+  autocast) under other hooks that put the n-th tensor saved into the n-th
+  holder; with ``early_stop`` (the default) the rerun stops as soon as the last
+  one is back, so what ``fn`` does after that (a forward hook, a print) runs once
+  only.  Backward re-attaches each recomputed tensor to the forward's graph, so
+  parameters that ``fn`` closes over get gradients, keyword arguments are
   allowed, ``autograd.grad`` works, and so does a second backward
-  (``create_graph=True``).  Differences from PyTorch's: the activations of ``fn``
-  are alive until ``fn`` returns (PyTorch frees each as it is made, so its peak
-  memory inside ``fn`` is lower); the recomputation always runs ``fn`` to its end
-  (``early_stop`` is accepted and ignored); the determinism check compares the
-  tensors the recomputed region saved with those of the forward (count, shapes,
-  dtypes, devices) once, at backward.
+  (``create_graph=True``).  The determinism check compares the count and the
+  shapes, dtypes and devices of what the rerun saved with the forward's.
 """
 import contextlib
+import itertools
+import os
+import traceback
 import warnings
+import weakref
 
 from .. import amp, autograd, cuda
-from .._device import device
-from .._dtype import from_numpy_dtype
 from .._random import get_rng_state, set_rng_state
-from .._tensor import Size, Tensor
-from ..backend import namespace
-from ..autograd.function import Function, _edge_to
-from ..autograd.graph import AccumulateGrad, SAVED_INPUT, SAVED_OUTPUT, SAVED_CONST, _seq
+from .._tensor import Tensor
+from ..autograd.engine import current_graph_task
+from ..autograd.function import Function, OpMode, save_tensor
+from ..autograd.graph import Node, saved_tensors_hooks
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
+from ..jit._ir import op_name
 from ..nn.modules.container import Sequential
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
@@ -75,7 +74,8 @@ def set_checkpoint_debug_enabled(enabled):
 
 @contextlib.contextmanager
 def set_checkpoint_early_stop(enable):
-    """Accepted for compatibility: pedatorch's recomputation always runs the function to its end."""
+    """Inside the block, non-reentrant checkpoints stop (True) or do not stop (False) their recomputation once
+    every tensor backward needs is back; None leaves it to each call's ``early_stop``."""
     global _checkpoint_early_stop
     prev = _checkpoint_early_stop
     _checkpoint_early_stop = enable
@@ -126,7 +126,7 @@ class DefaultDeviceType:
 def get_device_states(*args):
     """The CUDA devices the tensor arguments live on, and their generators' states (the recomputation
     draws the same random numbers there, as on the CPU)."""
-    devices = sorted({a.device.index or 0 for a in _flatten(args)[0] if a.device.type == "cuda"})
+    devices = sorted({a.device.index or 0 for a in _flatten(args) if a.device.type == "cuda"})
     return devices, [cuda.get_rng_state(d) for d in devices]
 
 
@@ -229,95 +229,37 @@ class CheckpointFunction(Function):
 # ---------------------------------------------------------------- use_reentrant=False
 
 def _flatten(obj):
-    """The tensors of a (nested) tuple/list/dict output, and a spec that ``_unflatten`` puts them back with.
-
-    (Plain module functions, not closures: a recursive closure is a reference cycle, and the outputs it
-    held would keep the forward's graph alive until the garbage collector runs.)
-    """
-    leaves = []
-    return leaves, _spec(obj, leaves)
-
-
-def _spec(o, leaves):
-    if isinstance(o, Tensor):
-        leaves.append(o)
-        return len(leaves) - 1
-    if isinstance(o, (tuple, list)):
-        return (type(o), [_spec(v, leaves) for v in o], hasattr(o, "_fields"))
-    if isinstance(o, dict):
-        return (dict, {k: _spec(v, leaves) for k, v in o.items()}, False)
-    return ("const", o, False)
+    """The tensors of a (nested) tuple/list/dict, in order."""
+    if isinstance(obj, Tensor):
+        return [obj]
+    if isinstance(obj, (tuple, list)):
+        return [t for o in obj for t in _flatten(o)]
+    if isinstance(obj, dict):
+        return [t for o in obj.values() for t in _flatten(o)]
+    return []
 
 
-def _unflatten(spec, leaves):
-    if isinstance(spec, int):
-        return leaves[spec]
-    kind, items, is_namedtuple = spec
-    if kind == "const":
-        return items
-    if kind is dict:
-        return {k: _unflatten(v, leaves) for k, v in items.items()}
-    values = [_unflatten(v, leaves) for v in items]
-    return kind(*values) if is_namedtuple else kind(values)
+class _StopRecomputation(Exception):
+    """Raised inside the recomputation once every tensor backward needs is back (early stop)."""
 
 
-def _region(roots, start):
-    """Walk the graph recorded since sequence number ``start`` from the outputs' edges ``roots``.
+class _Holder:
+    """What a node of the checkpointed region keeps instead of a saved tensor: an empty slot per backward
+    pass, filled by that pass's recomputation (``handles[gid]``; None once backward has taken it)."""
+    __slots__ = ("handles", "__weakref__")
 
-    Returns the region's nodes (oldest first) and its boundary: for every edge
-    that leaves the region, (node, output_nr) -> (shape, numpy dtype).
-    """
-    def inside(node):
-        return type(node) is not AccumulateGrad and node._seq_nr > start
+    def __init__(self):
+        self.handles = {}
 
-    nodes = {}
-    boundary = {}
-    stack = []
-    for node, nr, shape, dtype in roots:
-        if inside(node):
-            if node not in nodes:
-                nodes[node] = True
-                stack.append(node)
-        else:
-            boundary.setdefault((node, nr), (shape, dtype))
-    while stack:
-        node = stack.pop()
-        for _, nxt, nr, shape, dtype in node._edges:
-            if inside(nxt):
-                if nxt not in nodes:
-                    nodes[nxt] = True
-                    stack.append(nxt)
-            else:
-                boundary.setdefault((nxt, nr), (shape, dtype))
-    return sorted(nodes, key=lambda n: n._seq_nr), boundary
+    def __repr__(self):   # (what viz.graph(show_saved=True) shows in the node's saved box)
+        return "recomputed by checkpoint"
 
 
-def _roots_of(tensors):
-    out = []
-    for t in tensors:
-        node, nr = _edge_to(t)
-        out.append((node, nr, t._data.shape, t._data.dtype))
-    return out
+def _metadata(t):
+    return {"shape": t.shape, "dtype": t.dtype, "device": t.device}
 
 
-def _default_meta_extractor(shape, dtype, device):
-    return {"shape": Size(shape), "dtype": dtype, "device": device}
-
-
-def _saved_metadata(nodes):
-    """Shape/dtype/device of every tensor the region's nodes saved, in the order they were made."""
-    metas = []
-    for node in nodes:
-        for s in node._saved or ():
-            if s is None:
-                continue
-            if s[0] == SAVED_INPUT or (s[0] == SAVED_CONST and isinstance(s[1], Tensor)):
-                t = s[1]
-                metas.append(_default_meta_extractor(t.shape, t.dtype, t.device))
-            elif s[0] == SAVED_OUTPUT:
-                arr = s[1]
-                metas.append(_default_meta_extractor(arr.shape, from_numpy_dtype(arr.dtype), device("cpu")))
-    return metas
+_unpack_ids = itertools.count(1 << 40)   # a pass id for unpacking outside backward (never a backward's id)
 
 
 _debug_tip_msg = """
@@ -340,190 +282,204 @@ workaround examples.
 """
 
 
-def _check_determinism(state, nodes):
-    if not state.check:
-        return
-    recomputed = _saved_metadata(nodes)
-    forward = state.saved_meta
-    debug = ""
-    if state.debug:
-        debug = ("\nOperators in the original forward:\n" + "\n".join(state.fwd_ops) +
-                 "\nOperators in the recomputation:\n" + "\n".join(n.name() for n in nodes) + "\n")
-    tip = debug or _debug_tip_msg
-    if len(forward) != len(recomputed):
-        raise CheckpointError("torch.utils.checkpoint: A different number of tensors was saved during the original "
-                              "forward and recomputation.\n"
-                              f"Number of tensors saved during forward: {len(forward)}\n"
-                              f"Number of tensors saved during recomputation: {len(recomputed)}.\n{tip}")
-    mismatched = ""
-    for idx, (a, b) in enumerate(zip(forward, recomputed)):
-        if a != b:
-            mismatched += f"tensor at position {idx}:\nsaved metadata: {a}\nrecomputed metadata: {b}\n"
-    if mismatched:
-        raise CheckpointError("torch.utils.checkpoint: Recomputed values for the following tensors have different "
-                              f"metadata than during the forward pass.\n{mismatched}.\n{tip}")
+class _Frame:
+    """One non-reentrant checkpoint call: how to recompute, and the holders its forward handed out.
 
+    Forward: every tensor an op of the region saves goes to ``pack`` (a saved_tensors_hooks pair), which
+    keeps only a new holder (weakly, in order) and the tensor's metadata.  Backward: the first ``unpack``
+    of a pass reruns the function under ``_recompute_hooks``, whose pack puts the n-th tensor saved into
+    the n-th holder; with early stop it stops the rerun there, once the last one is back."""
 
-class _State:
-    """What the non-reentrant node needs to recompute: the function, its non-tensor arguments, the forward's
-    random states and autocast settings (``fwd``)."""
+    def __init__(self, recompute, early_stop, check, debug_log):
+        self.recompute = recompute
+        self.early_stop = early_stop
+        self.check = check             # compare shape/dtype/device of what the rerun saves (determinism_check)
+        self.debug_log = debug_log     # (forward ops, recomputed ops) for debug=True, else None
+        self.inputs = None             # a Node whose saved tensors are the arguments
+        self.args = None               # the arguments, tensors replaced by None
+        self.weak_holders = []
+        self.metadata = []
+        self.counter = {}              # gid -> how many tensors the rerun of that pass saved so far
+        self.recomputed = set()        # gids whose rerun ran
+        self.forward_completed = False
+        self.ignore_saved_mismatch = False
 
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
+    # -- the forward's hooks
+    def pack(self, t):
+        holder = _Holder()
+        self.weak_holders.append(weakref.ref(holder))
+        if self.check:
+            self.metadata.append(_metadata(t))
+        return holder
 
-
-class _NonReentrantCheckpoint(Function):
-    """One node standing for a whole checkpointed region (see the module docstring).
-
-    ``apply(state, *arg_tensors, *extras)``: ``arg_tensors`` are the tensor
-    arguments of ``fn`` (saved for backward), ``extras`` the other tensors the
-    region read from outside (parameters, tensors ``fn`` closes over) -- together
-    they give the node its edges.
-    """
-
-    @staticmethod
-    def forward(ctx, state, *tensors):
-        ctx.state = state
-        ctx.save_for_backward(*tensors[:state.n_args])
-        outs = state.pending  # computed already by checkpoint(); only their values are returned
-        state.pending = None
-        return tuple(outs)
-
-    @staticmethod
-    def backward(ctx, *grad_outputs):
-        state = ctx.state
-        create_graph = is_grad_enabled()  # the engine turns grad mode on for create_graph=True
-        arg_tensors = ctx.saved_tensors
-        args = list(state.args)
-        for i, pos in enumerate(state.tensor_positions):
-            args[pos] = arg_tensors[i]
-        with state.fwd.restored():
-            start = next(_seq)
-            with enable_grad(), state.recompute_context:
-                out = state.function(*args, **state.kwargs)
-        leaves, _ = _flatten(out)
-        roots = [leaves[i] for i in state.root_positions if i < len(leaves)]
-        if len(roots) != len(state.root_positions) or not all(r.requires_grad for r in roots):
-            raise CheckpointError("torch.utils.checkpoint: the recomputed function returned different outputs "
-                                  "than during the forward pass." + _debug_tip_msg)
-        nodes, _ = _region(_roots_of(roots), start)
-        _check_determinism(state, nodes)
-
-        # point every edge that leaves the recomputed region at a stand-in leaf (one per boundary tensor)
-        xp = namespace(roots[0]._data)   # (on the device the region computed on)
-        stand_in = {}    # (node, nr) -> stand-in leaf
-        rewired = []     # (node, original edges) to put back
-        for node in nodes:
-            edges = node._edges
-            new_edges = []
-            changed = False
-            for e in edges:
-                index, nxt, nr, shape, dtype = e
-                if type(nxt) is not AccumulateGrad and nxt._seq_nr > start:
-                    new_edges.append(e)
-                    continue
-                leaf = stand_in.get((nxt, nr))
-                if leaf is None:
-                    leaf = Tensor._make(xp.broadcast_to(xp.zeros((), dtype), shape))
-                    leaf._requires_grad = True
-                    leaf._checkpoint_acc = _edge_to(leaf)[0]  # keep its AccumulateGrad node alive
-                    stand_in[(nxt, nr)] = leaf
-                new_edges.append((index, leaf._checkpoint_acc, 0, shape, dtype))
-                changed = True
-            if changed:
-                rewired.append((node, edges))
-                node._edges = tuple(new_edges)
-
-        grads = {}  # boundary key -> gradient
-        inner_outs, inner_grads = [], []
-        for r, g in zip(roots, grad_outputs):
-            if g is None:
-                continue
-            key = _edge_to(r)
-            if type(key[0]) is not AccumulateGrad and key[0]._seq_nr > start:
-                inner_outs.append(r)
-                inner_grads.append(g)
-            else:  # fn returned a tensor from outside as it is: its gradient goes straight there
-                grads[key] = g if key not in grads else grads[key] + g
+    def unpack(self, holder):
         try:
-            keys = list(stand_in)
-            if inner_outs and keys:
-                found = autograd.grad(inner_outs, [stand_in[k] for k in keys], inner_grads,
-                                      retain_graph=create_graph, create_graph=create_graph,
-                                      allow_unused=True)
-                for k, g in zip(keys, found):
-                    if g is not None:
-                        grads[k] = g if k not in grads else grads[k] + g
-        finally:
-            for node, edges in rewired:  # a second backward (create_graph) goes to the real inputs
-                node._edges = edges
+            return self._unpack(holder)
+        except CheckpointError as e:
+            if self.debug_log is None:
+                raise
+            raise CheckpointError(_debug_message(*self.debug_log)) from e
 
-        result = [None]
-        given = set()
-        for key in state.input_keys:
-            if key is None or key in given:
-                result.append(None)
-            else:
-                given.add(key)
-                result.append(grads.get(key))
-        return tuple(result)
+    def _unpack(self, holder):
+        task = current_graph_task()
+        gid = task.id if task is not None else next(_unpack_ids)
+        if gid not in self.recomputed:
+            args = list(self.args)
+            tensors = iter(self.inputs._unpack(s) for s in self.inputs._saved)
+            args = [next(tensors) if a is None else a for a in args]
+            try:
+                with _recompute_hooks(self, gid), enable_grad():
+                    self.recompute(*args)
+            except _StopRecomputation:
+                pass
+            self.recomputed.add(gid)
+            self._check_recomputed(gid)
+        value = holder.handles.get(gid)
+        if value is None:
+            raise CheckpointError("torch.utils.checkpoint: Unpack is being triggered for a tensor that was "
+                                  "already unpacked once. If you are calling ctx.saved_tensors in backward, make "
+                                  "sure to do so only once. Otherwise please open an issue with details on your "
+                                  "use case.")
+        holder.handles[gid] = None   # backward holds it now; the frame does not
+        return value
+
+    def _check_recomputed(self, gid):
+        if self.ignore_saved_mismatch:
+            return
+        tip = _debug_tip_msg
+        if self.counter.get(gid, 0) != len(self.weak_holders):
+            raise CheckpointError("torch.utils.checkpoint: A different number of tensors was saved during the "
+                                  "original forward and recomputation.\n"
+                                  f"Number of tensors saved during forward: {len(self.weak_holders)}\n"
+                                  f"Number of tensors saved during recomputation: {self.counter.get(gid, 0)}.\n"
+                                  f"{_debug_tip_msg}")
+        if not self.check:
+            return
+        mismatched = ""
+        for idx, ref in enumerate(self.weak_holders):
+            holder = ref()
+            if holder is None:   # its node is gone (freed by an earlier backward)
+                continue
+            now = _metadata(holder.handles[gid])
+            if now != self.metadata[idx]:
+                mismatched += (f"tensor at position {idx}:\nsaved metadata: {self.metadata[idx]}\n"
+                               f"recomputed metadata: {now}\n")
+        if mismatched:
+            raise CheckpointError("torch.utils.checkpoint: Recomputed values for the following tensors have "
+                                  f"different metadata than during the forward pass.\n{mismatched}.\n{_debug_tip_msg}")
+
+
+class _recompute_hooks(saved_tensors_hooks):
+    """The hooks of a rerun: the n-th tensor saved goes into the frame's n-th holder (detached: the rerun's
+    own graph is thrown away; backward re-attaches the tensor to the forward's graph when it unpacks it)."""
+
+    def __init__(self, frame, gid):
+        def pack(t):
+            t = t.detach() if t.requires_grad else t
+            n = frame.counter.get(gid, 0)
+            frame.counter[gid] = n + 1
+            if n >= len(frame.weak_holders):
+                if not frame.forward_completed:   # a backward inside the checkpointed function itself
+                    frame.ignore_saved_mismatch = True
+                    return t
+                raise CheckpointError("torch.utils.checkpoint: trying to save more tensors during recomputation "
+                                      "than during the original forward pass.\n" + _debug_tip_msg)
+            holder = frame.weak_holders[n]()
+            if holder is not None:   # (a holder whose node was freed needs nothing)
+                holder.handles[gid] = t
+            if frame.early_stop and n + 1 == len(frame.weak_holders):
+                raise _StopRecomputation
+            return t
+
+        super().__init__(pack, lambda t: t)
+
+
+class _OpLog(OpMode):
+    """debug=True: the ops a run made, each with where the program called it from."""
+
+    def __init__(self, label):
+        self.label = label
+        self.ops = []
+        self.traces = []
+
+    def op(self, cls, args):
+        shapes = ", ".join(str(list(a.shape)) for a in args if isinstance(a, Tensor))
+        self.ops.append(f"{op_name(cls)}({shapes})")
+        self.traces.append([f"{f.filename}:{f.lineno}:{f.name}" for f in traceback.extract_stack()
+                            if not f.filename.startswith(_PACKAGE)])
+        return cls.apply(*args)
+
+    def dump(self):
+        out = ""
+        for i, (op, trace) in enumerate(zip(self.ops, self.traces)):
+            out += f"{op}   ({i + 1} of {len(self.ops)} in {self.label})\n\n" + "".join(t + "\n" for t in trace)
+            out += "\n\n"
+        return out
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_RULE = "+" + "~" * 78 + "+"
+
+
+def _debug_message(forward, recompute):
+    """The error of a failed unpack with debug=True: both runs' ops and where they were called, laid out
+    as PyTorch's (its section titles, so a search for them finds each part)."""
+    def header(title):
+        return f"{_RULE}\n|{title:<78}|\n+{'-' * 78}+\n\n"
+    return (" \nAn error happened while unpacking tensors; dumping logs of latest computation\n"
+            "because you passed `debug=True` to `torch.utils.checkpoint.checkpoint()`.\n"
+            "Scroll all the way down for guidance on how to navigate these logs.\n\n" +
+            header("        1. Stack traces of the operators that ran in the original forward") + forward.dump() +
+            header("        2. Stack traces of the operators that ran during recomputation") + recompute.dump() +
+            header("        3. Log of operators in the original forward and recomputation") +
+            "Operations executed during the original forward:\n\n" + "\n".join(forward.ops) +
+            "\n\nOperations executed during recomputation:\n\n" + "\n".join(recompute.ops) + "\n\n" +
+            "+" + "-" * 78 + "+\n"
+            " ERROR: Detected non-determinism while running activation checkpointing\n\n"
+            " You are seeing this error because you passed `debug=True` to checkpoint and\n"
+            " the tensors saved during the original forward differ from those saved during\n"
+            " recomputation: different operators ran.  Compare the two lists of operators\n"
+            " above, and the stack traces of each, to find where they part.\n" + "-" * 80 + "\n")
 
 
 def _checkpoint_without_reentrant(function, preserve, context_fn, determinism_check, debug, early_stop, *args,
                                   **kwargs):
     debug = _checkpoint_debug_enabled if _checkpoint_debug_enabled is not None else debug
-    if debug and context_fn is not noop_context_fn:
-        raise ValueError("debug=True is incompatible with non-default context_fn")
+    debug_log = None
+    if debug:
+        if context_fn is not noop_context_fn:
+            raise ValueError("debug=True is incompatible with non-default context_fn")
+        debug_log = (_OpLog("original"), _OpLog("recompute"))
+        context_fn = lambda: debug_log   # noqa: E731  (the forward's log, the rerun's log)
     if determinism_check not in (_DEFAULT_DETERMINISM_MODE, "none"):
         raise ValueError(f"determinism_check should be one of {[_DEFAULT_DETERMINISM_MODE, 'none']}, but got "
                          f"{determinism_check}")
     forward_context, recompute_context = context_fn()
     fwd = _ForwardContext(args, preserve)
-    if not is_grad_enabled():  # nothing is recorded: nothing to recompute
+
+    def recompute(*args):
+        with fwd.restored(), recompute_context:
+            function(*args, **kwargs)
+
+    frame = _Frame(recompute, _checkpoint_early_stop if _checkpoint_early_stop is not None else early_stop,
+                   determinism_check != "none", debug_log)
+    if not is_grad_enabled():   # nothing is recorded: nothing to recompute
         with forward_context:
             return function(*args, **kwargs)
-
-    start = next(_seq)
-    with forward_context:
+    # the arguments are saved as an op saves its inputs (version-checked; packed by an enclosing checkpoint)
+    frame.inputs = Node()
+    frame.inputs._saved = tuple(save_tensor(a, frame.inputs) for a in args if isinstance(a, Tensor))
+    frame.args = [None if isinstance(a, Tensor) else a for a in args]
+    suppressed = True
+    with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
         out = function(*args, **kwargs)
-    leaves, spec = _flatten(out)
-    root_positions = [i for i, t in enumerate(leaves) if t.requires_grad and t._data.dtype.kind in "fcV"]
-    if not root_positions:
-        return out
-    roots = [leaves[i] for i in root_positions]
-    nodes, boundary = _region(_roots_of(roots), start)
-    check = determinism_check != "none"
-    saved_meta = _saved_metadata(nodes) if check else None
-    fwd_ops = [n.name() for n in nodes] if debug else None
-    del nodes
-
-    # the node's inputs: the tensor arguments, then whatever else the region read from outside
-    tensor_positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-    arg_tensors = [args[i] for i in tensor_positions]
-    input_keys = [_edge_to(a) if a.requires_grad else None for a in arg_tensors]
-    covered = set(k for k in input_keys if k is not None)
-    extras = []
-    for key, (shape, dtype) in boundary.items():
-        if key in covered:
-            continue
-        node, nr = key
-        if type(node) is AccumulateGrad:
-            extras.append(node.variable)
-        else:  # a non-leaf from outside: a stand-in tensor with its place in the graph
-            xp = namespace(roots[0]._data)
-            extras.append(Tensor._make(xp.broadcast_to(xp.zeros((), dtype), shape), node, nr))
-        input_keys.append(key)
-    state = _State(function=function, kwargs=kwargs, fwd=fwd, recompute_context=recompute_context,
-                   args=[None if isinstance(a, Tensor) else a for a in args], tensor_positions=tensor_positions,
-                   n_args=len(arg_tensors), root_positions=root_positions, input_keys=input_keys, check=check,
-                   saved_meta=saved_meta, debug=debug, fwd_ops=fwd_ops,
-                   pending=[r.detach() for r in roots])
-    del roots
-    results = _NonReentrantCheckpoint.apply(state, *arg_tensors, *extras)
-    new_leaves = list(leaves)
-    for pos, r in zip(root_positions, results):
-        new_leaves[pos] = r
-    return _unflatten(spec, new_leaves)
+        suppressed = False
+    if suppressed:
+        raise RuntimeError("torch.utils.checkpoint: the forward context provided by context_fn suppressed an "
+                           "exception raised during the checkpointed forward. This is not supported because "
+                           "checkpoint cannot return a value for a failed forward.")
+    frame.forward_completed = True
+    return out
 
 
 # ---------------------------------------------------------------- the API
@@ -533,8 +489,8 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     """``function(*args, **kwargs)``, keeping only the inputs for backward and recomputing the rest there.
 
     Keyword args: ``use_reentrant`` (pass it; False is recommended), ``preserve_rng_state=True``,
-    ``context_fn``, ``determinism_check`` ("default" or "none"), ``debug`` (the last three with
-    ``use_reentrant=False`` only), ``early_stop`` (ignored).
+    ``context_fn``, ``determinism_check`` ("default" or "none"), ``debug``, ``early_stop`` (these four with
+    ``use_reentrant=False`` only).
     """
     if use_reentrant is None:
         warnings.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in "

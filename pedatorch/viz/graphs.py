@@ -97,11 +97,12 @@ def _shapes_of(value, most=3):
 def saved_values(node):
     """What ``node`` saved for backward: ``[(i, kind, value, detail)]``, or None once backward freed it.
 
-    ``kind`` is "input" (a tensor input; ``value`` is it), "result" (the node's own output) or
-    "constant" (an array or Python value); ``detail`` is the shape (and non-float32 dtype), or a
-    short repr of a non-array value.
+    ``kind`` is "input" (a tensor input; ``value`` is it), "result" (the node's own output),
+    "constant" (an array or Python value) or "packed" (what a saved_tensors_hooks pack hook kept
+    instead: a checkpoint keeps an empty holder); ``detail`` is the shape (and non-float32 dtype), or
+    a short repr of a non-array value.  Nothing is unpacked (that would run the unpack hook).
     """
-    from ..autograd.graph import SAVED_INPUT, SAVED_OUTPUT
+    from ..autograd.graph import SAVED_INPUT, SAVED_OUTPUT, SAVED_PACKED
     saved = node._saved
     if saved is None:
         return None
@@ -114,6 +115,9 @@ def saved_values(node):
             out.append((i, "input", val, _shape_text(val.shape, val._data.dtype)))
         elif s[0] == SAVED_OUTPUT:
             out.append((i, "result", None, _shape_text(val.shape, val.dtype)))
+        elif s[0] == SAVED_PACKED:
+            r = repr(val)
+            out.append((i, "packed", None, r if len(r) <= 32 else r[:29] + "..."))
         else:
             shape = getattr(val, "shape", None)
             if shape is not None:

@@ -159,7 +159,7 @@ def _saved_description(node):
     items = saved_values(node)
     if items is None:
         return ["freed by backward (use retain_graph=True to keep it)"]
-    what = {"input": "input tensor", "result": "its result", "constant": "constant"}
+    what = {"input": "input tensor", "result": "its result", "constant": "constant", "packed": "packed by a hook:"}
     return [f"{what[kind]} {detail}" for _, kind, _, detail in items]
 
 
