@@ -540,6 +540,16 @@ def _d_bernoulli_tensor(dr, shape, p_arr):
     return dr.uniform(p.size, calc).reshape(p.shape) < p.astype(calc, copy=False)
 
 
+def _bad_multinomial_entry(p):
+    """PyTorch's error for the first entry (in order) that is not a finite number >= 0: it tests ``p >= 0``
+    first, which a NaN fails too."""
+    flat = p.reshape(-1)
+    first = int(((flat >= 0) & (flat < np.inf)).argmin())
+    if not flat[first] >= 0:
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+    raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+
+
 def _d_multinomial(dr, p2, n_sample, replacement):
     """``multinomial`` on the device, rows of ``p2`` (rows, n_cat) the weights: (rows, n_sample) int64."""
     xp = dr.xp
@@ -547,9 +557,7 @@ def _d_multinomial(dr, p2, n_sample, replacement):
     if p2.size and not bool(((p2 >= 0) & (p2 < np.inf)).all()):       # the CPU's messages, one device sync
         if not replacement or n_sample == 1:
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        if bool((p2 < 0).any()):
-            raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+        _bad_multinomial_entry(p2)
     w = p2.astype(_f64)
     total = w.sum(axis=1)
     if bool((total <= 0).any()):
@@ -1184,11 +1192,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         idx = namespace(p2).empty((p2.shape[0], n_sample), np.int64)
         acc = p2.astype(_f32) if p.dtype.itemsize < 4 else p2
         for i, row in enumerate(acc):
-            if (row < 0).any():
-                raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
-            if not np.isfinite(row).all():
-                raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity "
-                                   "or NaN)")
+            if not ((row >= 0) & (row < np.inf)).all():
+                _bad_multinomial_entry(row)
             cum = np.cumsum(row, dtype=row.dtype)           # sequential, in the input's precision
             total = cum[-1]
             if not total > 0:

@@ -105,6 +105,7 @@ KNOWN = {
     'cos|value|float32': "float32 cos of a huge argument (exp(25) ~ 7e10): SLEEF's argument reduction vs the C library's",
     'relu|grad_value|bfloat16': "PyTorch's var/std backward with dim=() takes N = 1; pedatorch reduces all (through std)",
     'logit|grad2_value|float32': "NaN through a padded conv: im2col multiplies the zero padding by it, PyTorch's kernel skips padding",
+    'asin|grad_value|float32': "inf/NaN through a padded conv: im2col multiplies the zero padding by it, PyTorch's kernel skips padding",
     'special.xlog1py|grad_value|float32': "inf/NaN through a padded conv: im2col multiplies the zero padding by it, PyTorch's kernel skips padding",
     'lgamma|value|float16': "PyTorch's half layer_norm of a one-element row returns FMA rounding noise, not 0 (lgamma: finite vs inf)",
     'F.gelu|value|bfloat16': "PyTorch's AVX-512 float erf polynomial gives NaN at +inf in its vector loop (bfloat16 computes in float)",

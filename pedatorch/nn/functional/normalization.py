@@ -527,11 +527,21 @@ class NativeLayerNorm(ArrayFunction):
         rstd = (1.0 / xp.sqrt(var + eps)).astype(x.dtype, copy=False)
         xhat *= rstd
         saved_xhat, saved_rstd = _saved_stats(x_in, x2, mean, rstd, xhat)
-        xhat = xhat.reshape(x.shape)
         stat_shape = x.shape[:x.ndim - k] + (1,) * k
-        out = xhat * w if w is not None else xhat.copy()
-        if b is not None:
-            out += b
+        if x_in.dtype != x.dtype:
+            # float16/bfloat16: ATen's kernel computes x * rstd + (-rstd * mean), then that * w + b, each as
+            # one fused multiply-add in float32 (emulated in float64, where the products are exact).  Where
+            # x equals the mean this leaves the product's rounding error, not 0, as PyTorch does.
+            f64 = xp.float64
+            shift = (-rstd * mean).astype(f64)
+            xhat = (x2.astype(f64) * rstd.astype(f64) + shift).astype(x.dtype).reshape(x.shape)
+            out = xhat.astype(f64) * (w.astype(f64) if w is not None else 1.0)
+            out = (out + b.astype(f64) if b is not None else out).astype(x.dtype)
+        else:
+            xhat = xhat.reshape(x.shape)
+            out = xhat * w if w is not None else xhat.copy()
+            if b is not None:
+                out += b
         ctx.axes, ctx.eps, ctx.lead = axes, eps, tuple(range(x.ndim - k))
         # PyTorch saves input, weight and bias (and the statistics): an in-place write to any of them
         # afterwards is an error, though no formula reads the bias

@@ -13,6 +13,7 @@ For unsorted batches (``enforce_sorted=False``) the batch is sorted first: ``sor
 original index of the k-th longest sequence and ``unsorted_indices`` is its inverse permutation
 (``padded.index_select(batch_dim, unsorted_indices)`` restores the original order).
 """
+import numbers
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -357,6 +358,36 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     return padded_output, lengths
 
 
+def _arg_type_name(obj):
+    """A type as PyTorch's argument parser names it: builtins and Tensor bare, others with their module."""
+    t = type(obj)
+    if isinstance(obj, Tensor):
+        return "Tensor"
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _check_pad_sequence_args(sequences, batch_first, padding_value, padding_side):
+    """The TypeErrors of PyTorch's C++ ``pad_sequence`` signature, checked argument by argument in order:
+    a ``Tensor[]``, a ``bool`` (not an int), a ``float`` (a Python or numpy number, or a 0-dim tensor that
+    does not require grad) and a ``str``."""
+    for i, s in enumerate(sequences):
+        if not isinstance(s, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_arg_type_name(s)}")
+    if not isinstance(batch_first, bool):
+        raise TypeError(f"pad_sequence(): argument 'batch_first' (position 2) must be bool, not "
+                        f"{_arg_type_name(batch_first)}")
+    if isinstance(padding_value, Tensor):
+        is_float = padding_value.dim() == 0 and not padding_value.requires_grad
+    else:
+        is_float = isinstance(padding_value, (numbers.Real, np.bool_))
+    if not is_float:
+        raise TypeError(f"pad_sequence(): argument 'padding_value' (position 3) must be float, not "
+                        f"{_arg_type_name(padding_value)}")
+    if not isinstance(padding_side, (str, bytes)):
+        raise TypeError(f"pad_sequence(): argument 'padding_side' (position 4) must be str, not "
+                        f"{_arg_type_name(padding_side)}")
+
+
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     r"""Pad a list of variable length Tensors (each ``L x *``) with :attr:`padding_value`.
 
@@ -375,6 +406,9 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg of type: "
                            f"{type(sequences)}")
     sequences = tuple(sequences)
+    _check_pad_sequence_args(sequences, batch_first, padding_value, padding_side)
+    if isinstance(padding_side, bytes):  # PyTorch's argument parser reads bytes as a str
+        padding_side = padding_side.decode()
     n = len(sequences)
     if n == 0:
         raise RuntimeError("received an empty list of sequences")

@@ -1,0 +1,40 @@
+"""Fixes of session 27 (issue 9), each compared with PyTorch."""
+import pytest
+
+import pedatorch as pt
+
+torch = pytest.importorskip("torch")
+
+
+def _error(lib, fn):
+    try:
+        fn(lib)
+    except Exception as e:   # noqa: BLE001  (the class and message are what is compared)
+        return type(e).__name__, str(e)
+    return None
+
+
+@pytest.mark.parametrize("p", [[1.0, float("nan")], [float("inf"), -1.0], [-1.0, float("inf")],
+                               [[1.0, 2.0], [float("nan"), 1.0]], [[1.0, float("inf")], [-1.0, 1.0]]])
+def test_multinomial_first_bad_entry_names_the_error(p):
+    # PyTorch tests each entry for >= 0 (a NaN fails it) before it tests for finite, entry by entry
+    def run(lib):
+        lib.multinomial(lib.tensor(p), 2, True)
+    assert _error(pt, run) == _error(torch, run)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("affine", [True, False])
+def test_half_layer_norm_fused_multiply_add(dtype, affine):
+    # ATen's float16/bfloat16 kernel: fma(x, rstd, -rstd * mean), then fma(., w, b): a constant row gives the
+    # product's rounding error, not 0 (fuzz r22, seed 9001075)
+    import numpy as np
+    rows = np.array([[-0.58203125] * 4, [0.92578125] * 4, [-0.1279296875] * 4, [0.3, -1.2, 2.5, 0.7]])
+    w, b = np.array([-0.5, -1.0, -1.0, 1.5]), np.array([-1.5, 0.5, -0.5, -0.0])
+
+    def run(lib):
+        dt = getattr(lib, dtype)
+        x = lib.tensor(rows).to(dt)
+        args = (lib.tensor(w).to(dt), lib.tensor(b).to(dt)) if affine else ()
+        return lib.nn.functional.layer_norm(x, (4,), *args).float().tolist()
+    assert run(pt) == run(torch)
