@@ -14,7 +14,7 @@ _malloc.tune()
 from ._dtype import (dtype, float32, float, float64, double, float16, half, bfloat16, int8, int16, short,
                      int32, int, int64, long, uint8, uint16, uint32, uint64, bool, complex64, cfloat,
                      complex128, cdouble, promote_types, get_default_dtype, set_default_dtype, finfo, iinfo)
-from ._device import device
+from ._device import device, get_default_device, set_default_device
 from ._tensor import (Tensor, Size, strided, contiguous_format, preserve_format, channels_last, channels_last_3d,
                       UntypedStorage)
 from . import ops as _ops  # noqa: F401  (attaches the methods to Tensor)
@@ -86,9 +86,6 @@ def can_cast(from_, to):
 
 from ._tensor import typename  # noqa: E402
 
-
-def get_default_device():
-    return device("cpu")
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
@@ -176,10 +173,6 @@ def set_num_interop_threads(n):
 def set_flush_denormal(mode):
     return False
 
-
-def set_default_device(device_):
-    if device_ is not None and device(device_).type != "cpu":
-        raise RuntimeError("pedatorch: only the cpu default device is supported for now")
 
 
 def set_default_tensor_type(t):

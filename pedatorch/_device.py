@@ -57,6 +57,46 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    # ``with torch.device('cuda'):`` -- the factories inside (zeros, tensor, randn, nn layers' parameters...)
+    # allocate on this device when they are given none
+    def __enter__(self):
+        _CONTEXTS.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _CONTEXTS.pop()
+        return False
+
+
+# The default device of the factories: the innermost ``with device(...)`` block, else set_default_device's
+# (None: the CPU, which needs no move).  Only the factories PyTorch lists for it look here (not the *_like
+# functions, nor Tensor.new_*: those follow their input).
+_CONTEXTS = []
+_GLOBAL_DEFAULT = [None]
+
+
+def factory_device(d):
+    """The device a factory allocates on: ``d`` when given, else the default device (None: the CPU)."""
+    if d is not None:
+        return d
+    return _CONTEXTS[-1] if _CONTEXTS else _GLOBAL_DEFAULT[0]
+
+
+def set_default_device(d):
+    """``torch.set_default_device``: where factories allocate when no ``device=`` is given (None: the CPU)."""
+    _GLOBAL_DEFAULT[0] = None if d is None else as_device(d)
+
+
+def get_default_device():
+    """The default device, with its index where it has one (``cuda:0``)."""
+    d = _CONTEXTS[-1] if _CONTEXTS else _GLOBAL_DEFAULT[0]
+    if d is None:
+        return CPU
+    if d.index is None and d.type == "cuda":
+        from .cuda import current_device
+        return device("cuda", current_device())
+    return d
+
 
 CPU = device("cpu")
 

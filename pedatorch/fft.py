@@ -41,7 +41,7 @@ import numbers
 import numpy as np
 
 from . import _dtype as D
-from ._device import as_device
+from ._device import as_device, factory_device
 from ._tensor import Tensor
 from .autograd.function import before_checks
 from .autograd.grad_mode import _state, no_grad
@@ -373,6 +373,7 @@ def _freq(fname, size, values_of, n, d, out, dtype, device, requires_grad):
         raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_type_word(dt.np)}'")
     if size < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {size}: [{size}]")
+    device = factory_device(device)
     xp = device_namespace(None if device is None else as_device(device))
     k = values_of(xp, size)
     # ATen: arange in the dtype, then one multiply by the C double 1 / (n d) (inf for n d = 0; half types

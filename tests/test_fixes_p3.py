@@ -38,3 +38,22 @@ def test_half_layer_norm_fused_multiply_add(dtype, affine):
         args = (lib.tensor(w).to(dt), lib.tensor(b).to(dt)) if affine else ()
         return lib.nn.functional.layer_norm(x, (4,), *args).float().tolist()
     assert run(pt) == run(torch)
+
+
+def test_device_context_and_default_device():
+    # `with torch.device(...)` and set_default_device give the factories (not *_like, not new_*) a device
+    def run(lib):
+        out = [str(lib.get_default_device())]
+        with lib.device("cpu") as d:
+            x = lib.ones(2, device="cpu")
+            out += [str(d), str(lib.get_default_device()), str(lib.zeros(2).device), str(lib.randn(2).device),
+                    str(lib.nn.Linear(2, 2).weight.device), str(lib.tensor([1]).device),
+                    str(lib.arange(3).device), str(lib.zeros_like(x).device), str(x.new_zeros(1).device),
+                    str(lib.tril_indices(3, 3).device), str(lib.fft.fftfreq(4).device),
+                    str(lib.hann_window(4).device)]
+        lib.set_default_device("cpu")
+        out.append(str(lib.get_default_device()))
+        lib.set_default_device(None)
+        out.append(str(lib.get_default_device()))
+        return out
+    assert run(pt) == run(torch)

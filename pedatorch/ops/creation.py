@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
-from .._device import as_device, to_device_array, CPU
+from .._device import as_device, factory_device, to_device_array, CPU
 from ..backend import cuda_backend, device_namespace, namespace, as_strided, is_array, astype, CPU_ARRAY, CPU_BACKEND
 from ..backend import dlpack_device as backend_dlpack_device, allocation_error
 from .._layout import like_empty_like, relayout, format_strides, copy_in_format, in_format
@@ -174,6 +174,7 @@ def _first(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor with a copy of ``data`` (nested lists, numbers, numpy arrays or tensors)."""
+    device = factory_device(device)
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                       "or sourceTensor.clone().detach().requires_grad_(True), rather than "
@@ -202,12 +203,14 @@ def _require_grad(t):
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    device = factory_device(device)
     dt = dtype or D.get_default_dtype()
     return _finish(_xp(device).array(s, dtype=dt.np), device, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares memory when it can (a tensor or a numpy array of the right dtype)."""
+    device = factory_device(device)
     if isinstance(data, Tensor):
         return data.to(device=device, dtype=dtype) if (dtype or device) else data
     if isinstance(data, CPU_ARRAY) and (dtype is None or dtype.np == data.dtype) and \
@@ -296,17 +299,20 @@ def _allocating(factory):
 
 @_allocating
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    device = factory_device(device)
     return _finish(_xp(device).zeros(_size_arg(size), _dtype_or_default(dtype)), device, requires_grad, out)
 
 
 @_allocating
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    device = factory_device(device)
     return _finish(_xp(device).ones(_size_arg(size, "ones"), _dtype_or_default(dtype)), device, requires_grad, out)
 
 
 @_allocating
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
+    device = factory_device(device)
     arr = _xp(device).zeros(_size_arg(size, "empty"), _dtype_or_default(dtype))
     if memory_format is preserve_format:   # (there is no input whose layout could be preserved)
         raise RuntimeError("unsupported memory format Preserve")
@@ -317,6 +323,7 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 
 @_allocating
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    device = factory_device(device)
     size, stride = tuple(size), tuple(stride)
     n = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
     flat = _xp(device).zeros(max(n, 1), _dtype_or_default(dtype))
@@ -338,6 +345,7 @@ def _fill_dtype(fill_value):
 @_allocating
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
+    device = factory_device(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     np_dt = dtype.np if dtype is not None else _fill_dtype(fill_value)
@@ -403,6 +411,7 @@ def _num(x):
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
            pin_memory=False):
     """Values start, start+step, ... < end (float arguments give the default float dtype)."""
+    device = factory_device(device)
     if end is None:
         start, end = 0, start
     start, end, step = _num(start), _num(end), _num(step)
@@ -425,6 +434,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
 
 def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """Deprecated in PyTorch: like arange but includes ``end``."""
+    device = factory_device(device)
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
                   "in [start, end).", UserWarning, stacklevel=2)
@@ -472,6 +482,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     step = (end - start) / (steps - 1) in the output dtype (float64 for integers), the first half is
     start + step * i and the second half end - step * (steps - 1 - i), each a fused multiply-add, so
     the ends are exact and the halves mirror each other."""
+    device = factory_device(device)
     start, end = _num(start), _num(end)
     if not isinstance(steps, numbers.Integral) or steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -503,6 +514,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     """base ** linspace(start, end, steps), as PyTorch computes it: the exponents in float64 from start and
     end converted to the output dtype (this loop is not compiled with fused multiply-adds: each operation
     rounds), the powers by the C library's pow in float64, then rounded to the output dtype."""
+    device = factory_device(device)
     start, end = _num(start), _num(end)
     if not isinstance(steps, numbers.Integral) or steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -539,6 +551,7 @@ def _pow(x, y):
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    device = factory_device(device)
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"n must be greater or equal to 0, got {n if n < 0 else m}")
     return _finish(_xp(device).eye(n, n if m is None else m, dtype=_dtype_or_default(dtype)), device, requires_grad,

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
+from .._device import factory_device
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction, before_checks
 from ._util import wrap_dim, wrap_dims, register, write_out, shape_str, broadcast_shapes_or_raise, \
@@ -330,6 +331,7 @@ def _tri_indices(name, fn_name, row, col, offset, dtype, device):
     if dt.np not in (np.int64, np.int32):
         raise NotImplementedError(f"\"{name}\" not implemented for '{_type_word(dt.np)}'")
     from .creation import _finish, _xp
+    device = factory_device(device)
     xp = _xp(device)   # made on the target device
     rows, cols = getattr(xp, fn_name)(row, offset, col)
     return _finish(xp.stack([rows, cols]).astype(dt.np).reshape(2, -1), device, False)

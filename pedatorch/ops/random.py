@@ -51,7 +51,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._random import Generator, DeviceDraws, _get_generator, _device_generator, _libm
-from .._device import as_device
+from .._device import as_device, factory_device
 from ..backend import device_namespace, namespace, to_host, is_array
 from .._tensor import Tensor, preserve_format
 from ..autograd.function import ArrayFunction
@@ -450,12 +450,13 @@ def _on_device(gen):
 
 
 def _target_device(device, out=None):
-    """The device a factory makes its tensor on: ``device``, else ``out``'s, else the CPU (None)."""
+    """The device a factory makes its tensor on: ``device``, else ``out``'s, else the default device (None: the
+    CPU)."""
     if device is not None:
         return as_device(device)
     if out is not None and not out.is_cpu:
         return out.device
-    return None
+    return factory_device(None)
 
 
 def _draw_dtype(real):

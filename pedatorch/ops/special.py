@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype as D
-from .._device import as_device
+from .._device import as_device, factory_device
 from ..backend import namespace, device_namespace, is_array
 from .._tensor import Tensor
 from .._layout import iterator_result
@@ -1255,6 +1255,7 @@ register({"histogram": histogram, "histogramdd": histogramdd, "matrix_exp": matr
 
 
 def _window(kind, window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, **kw):
+    device = factory_device(device)
     xp = device_namespace(None if device is None else as_device(device))   # (allocated there directly)
     from .creation import _finish
     n = window_length
