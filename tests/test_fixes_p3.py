@@ -57,3 +57,34 @@ def test_device_context_and_default_device():
         out.append(str(lib.get_default_device()))
         return out
     assert run(pt) == run(torch)
+
+
+def test_half_addcdiv_computes_in_float32_and_rounds_once():
+    # ATen: float(self) + value * float(t1) / float(t2), rounded once (fuzz r23, seed 9124843)
+    import numpy as np
+    rng = np.random.default_rng(1)
+    a, b, c = (rng.standard_normal(200).astype(np.float32) for _ in range(3))
+
+    def run(lib, dtype, value):
+        t = [lib.tensor(v).to(getattr(lib, dtype)) for v in (a, b, c)]
+        return lib.addcdiv(*t, value=value).float().tolist()
+    for dtype in ("float16", "bfloat16"):
+        for value in (1, 0.1, -3.7):
+            assert run(pt, dtype, value) == run(torch, dtype, value)
+
+
+def test_batch_norm_input_grad_multiplies_the_weight_last():
+    # an inf weight: ATen's ((dy - mean(dy)) - (x - mean) k) * invstd * w gives ±inf, not NaN (fuzz r23)
+    import numpy as np
+
+    def run(lib, create_graph):
+        x = lib.tensor(np.array([[[[1.0, -2.0]], [[0.0, 3.0]]]]), dtype=lib.float64).requires_grad_()
+        w = lib.tensor([float("inf"), -1.0], dtype=lib.float64)
+        y = lib.nn.functional.batch_norm(x, None, None, w, lib.tensor([0.5, 1.0], dtype=lib.float64), training=True)
+        g = lib.tensor(np.array([[[[-0.59, 0.06]], [[-0.39, 1.7]]]]), dtype=lib.float64)
+        gx, = lib.autograd.grad(y, x, g, create_graph=create_graph)
+        return np.array(gx.tolist())
+    for create_graph in (False, True):
+        ours, theirs = run(pt, create_graph), run(torch, create_graph)
+        assert ours[0, 0].tolist() == theirs[0, 0].tolist() == [[-np.inf, np.inf]]
+        np.testing.assert_allclose(ours[0, 1], theirs[0, 1], rtol=1e-6)   # (a cancellation: eps decides)

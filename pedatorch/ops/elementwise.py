@@ -1424,7 +1424,8 @@ class AddCDiv(ArrayFunction):
         ctx.save_for_backward(t1, t2)
         ctx.value = value
         dt = result_np_dtype(x, t1, t2)  # all three in the result dtype first (bool * 0.5 is not float64)
-        x, t1, t2 = cast(x, dt), cast(t1, dt), cast(t2, dt)
+        # (float16/bfloat16 then compute in float32, value too, and round once: ATen's kernel)
+        x, t1, t2 = (to_opmath(cast(a, dt)) for a in (x, t1, t2))
         with np.errstate(divide="ignore", invalid="ignore"):  # (x / 0 is inf or NaN, silently, as in PyTorch)
             q = t1 * value / t2 if value != 1 else t1 / t2  # PyTorch's order: (value * t1) / t2
         return (x + q).astype(dt, copy=False)

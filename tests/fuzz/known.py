@@ -46,6 +46,7 @@ KNOWN = {
     'F.poisson_nll_loss|value|int64': 'a float32 sum of +-9e18 that cancels: reduction order',
     'F.tanhshrink|grad2_value|bfloat16': 'bfloat16 rounding of the double-backward formula',
     'log10|grad2_value|bfloat16': 'bfloat16 rounding of the double-backward formula (through layer_norm)',
+    'F.selu|grad2_value|bfloat16': 'bfloat16 rounding of the double-backward formula (through layer_norm)',
     'log1p|grad2_value|float32': 'float32 rounding noise of a true 0 (through layer_norm)',
     'F.batch_norm|grad2_value|*': 'float16/bfloat16 rounding of the double-backward formula',
     'F.batch_norm|grad_value|float16': 'float16 rounding of the backward kernel',

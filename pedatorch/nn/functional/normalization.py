@@ -162,19 +162,6 @@ def _normalized_grad(gw, xhat, rstd, axes):
     return rstd * (gw - gw.mean(axes, keepdim=True) - xhat * (gw * xhat).mean(axes, keepdim=True))
 
 
-def _normalized_grad_np(gw, xhat, rstd, axes, n):
-    """The same formula on arrays (the backward's fast path when no graph is recorded); gw is overwritten."""
-    xp = namespace(gw)
-    m1 = xp.sum(gw, axis=axes, keepdims=True)
-    m1 /= n
-    m2 = xp.sum(gw * xhat, axis=axes, keepdims=True)
-    m2 /= n
-    gw -= m1
-    gw -= xhat * m2
-    gw *= rstd
-    return gw
-
-
 def _rows_dot(a, b):
     """sum(a * b) over the last axis of two (R, n) arrays."""
     xp = namespace(a)
@@ -351,9 +338,9 @@ class NativeBatchNorm(ArrayFunction):
                 rstd = rstd + (saved_rstd - rstd.detach())
         xhat = (x - mean) * rstd
         gx = gw = gb = None
-        if need[0]:
-            g = grad * wb if wb is not None else grad
-            gx = _normalized_grad(g, xhat, rstd, axes) if ctx.training else g * rstd
+        if need[0]:   # (the weight multiplies last, as in ATen's kernel: an inf weight gives ±inf, not NaN)
+            gx = _normalized_grad(grad, xhat, rstd, axes) if ctx.training else grad * rstd
+            gx = gx * wb if wb is not None else gx
         if len(need) > 1 and need[1]:
             gw = (grad * xhat).sum(axes)
         if len(need) > 2 and need[2]:
@@ -374,12 +361,18 @@ class NativeBatchNorm(ArrayFunction):
         xhat *= r3
         gx = gw = gb = None
         if need[0]:
-            if ctx.training:
-                gwv = g3 * w.reshape(1, C, 1) if w is not None else g3.copy()
-                gx = _normalized_grad_np(gwv, xhat, r3, (0, 2), N * x3.shape[2]).reshape(x.shape)
+            if ctx.training:   # ATen's kernel: ((dy - mean(dy)) - (x - mean) k) * invstd * w,
+                n = N * x3.shape[2]   # k = sum(dy (x - mean)) invstd^2 / n (the weight last: inf gives ±inf)
+                centered = x3 - m3
+                k = xp.einsum("ncl,ncl->c", g3, centered).reshape(1, C, 1) * r3 * r3 / n
+                gx = g3 - g3.sum((0, 2), keepdims=True) / n
+                gx -= centered * k
+                gx *= r3
             else:
-                gx = g3 * (r3 if w is None else r3 * w.reshape(1, C, 1))
-                gx = gx.reshape(x.shape)
+                gx = g3 * r3
+            if w is not None:
+                gx *= w.reshape(1, C, 1)
+            gx = gx.reshape(x.shape)
             gx = _wrap(gx)
         if len(need) > 1 and need[1]:
             gw = _wrap(xp.einsum("ncl,ncl->c", g3, xhat))
