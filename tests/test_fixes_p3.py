@@ -88,3 +88,29 @@ def test_batch_norm_input_grad_multiplies_the_weight_last():
         ours, theirs = run(pt, create_graph), run(torch, create_graph)
         assert ours[0, 0].tolist() == theirs[0, 0].tolist() == [[-np.inf, np.inf]]
         np.testing.assert_allclose(ours[0, 1], theirs[0, 1], rtol=1e-6)   # (a cancellation: eps decides)
+
+
+def test_signed_zero_of_dot_fmax_fmin():
+    # BLAS's dot starts its sum at +0.0; ATen's fmax/fmin return the first operand on ties (-0.0 vs 0.0)
+    import math
+
+    def signs(lib):
+        a, b = lib.tensor([0.0]), lib.tensor([-1.5])
+        z, nz = lib.tensor([0.0] * 5), lib.tensor([-0.0] * 5)
+        vals = [lib.dot(a, b), a @ b, lib.inner(a, b), lib.tensordot(a, b, 1), lib.fmax(nz, z), lib.fmax(z, nz),
+                lib.fmin(nz, z), lib.fmin(z, nz)]
+        return [[math.copysign(1, v) for v in t.reshape(-1).tolist()] for t in vals]
+    assert signs(pt) == signs(torch)
+
+
+def test_cat_backward_gives_an_empty_input_its_slice():
+    # only the legacy 1-d tensor([]) gets new zeros; a (1, 0, 2) input gets a SliceBackward0 view (fuzz r24)
+    def run(lib):
+        a = lib.zeros(1, 0, 2, requires_grad=True)
+        b = lib.ones(1, 1, 2, requires_grad=True)
+        e = lib.zeros(0, requires_grad=True)
+        y = lib.cat([a, b], 1)
+        ga, gb = lib.autograd.grad((y * y).sum(), (a, b), create_graph=True)
+        ge, = lib.autograd.grad(lib.cat([e, lib.ones(2, requires_grad=True)]).sum(), e, create_graph=True)
+        return [type(ga.grad_fn).__name__, ga.requires_grad, tuple(ga.shape), ge.requires_grad, tuple(ge.shape)]
+    assert run(pt) == run(torch)

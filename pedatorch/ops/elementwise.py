@@ -607,7 +607,7 @@ class Fmax(ArrayFunction):
         xp = namespace(a, b)
         ctx.save_for_backward(a, b)
         a, b = promote(a, b)
-        return xp.fmax(a, b)
+        return xp.where(a == b, a, xp.fmax(a, b))   # (-0.0 vs 0.0: ATen gives a; numpy's SIMD varies)
 
     @staticmethod
     def backward(ctx, grad):
@@ -626,7 +626,7 @@ class Fmin(ArrayFunction):
         xp = namespace(a, b)
         ctx.save_for_backward(a, b)
         a, b = promote(a, b)
-        return xp.fmin(a, b)
+        return xp.where(a == b, a, xp.fmin(a, b))   # (-0.0 vs 0.0: ATen gives a; numpy's SIMD varies)
 
     @staticmethod
     def backward(ctx, grad):

@@ -36,8 +36,9 @@ class Cat(ArrayFunction):
     def backward(ctx, grad):
         out, start = [None], 0
         for n, shape in zip(ctx.sizes, ctx.shapes):
-            # an empty input (the legacy 1-D ``tensor([])`` too) gets an empty gradient of its own shape
-            out.append(grad.narrow(ctx.dim, start, n) if n else grad.new_zeros(shape))
+            # the legacy 1-D ``tensor([])`` gets new zeros of its own shape; any other input its slice of grad
+            # (an empty one too: with create_graph it is a view of grad, recorded as SliceBackward0)
+            out.append(grad.new_zeros(shape) if shape == (0,) else grad.narrow(ctx.dim, start, n))
             start += n
         return tuple(out)
 

@@ -183,7 +183,9 @@ class Dot(ArrayFunction):
     def forward(ctx, a, b):
         ctx.save_for_backward(needed(ctx, 1, a), needed(ctx, 0, b))
         xp = namespace(a, b)
-        return xp.asarray(_product(xp.dot, a, b))
+        # (+ 0: BLAS's dot adds the products to a sum that starts at +0.0, so one product -0.0 gives +0.0;
+        # numpy returns a single product as it is)
+        return xp.asarray(_product(xp.dot, a, b) + 0)
 
     @staticmethod
     def backward(ctx, grad):
