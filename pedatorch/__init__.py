@@ -14,7 +14,7 @@ _malloc.tune()
 from ._dtype import (dtype, float32, float, float64, double, float16, half, bfloat16, int8, int16, short,
                      int32, int, int64, long, uint8, uint16, uint32, uint64, bool, complex64, cfloat,
                      complex128, cdouble, promote_types, get_default_dtype, set_default_dtype, finfo, iinfo)
-from ._device import device, get_default_device, set_default_device
+from ._device import device, default_device as _default_device, set_default_device
 from ._tensor import (Tensor, Size, strided, contiguous_format, preserve_format, channels_last, channels_last_3d,
                       UntypedStorage)
 from . import ops as _ops  # noqa: F401  (attaches the methods to Tensor)
@@ -86,6 +86,16 @@ def can_cast(from_, to):
 
 from ._tensor import typename  # noqa: E402
 
+
+
+def get_default_device():
+    """Where factories allocate when given no device, with its index where it has one (``cuda:0``)."""
+    d = _default_device()
+    if d is None:
+        return device("cpu")
+    if d.type == "cuda" and d.index is None:
+        return device("cuda", cuda.current_device())
+    return d
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):

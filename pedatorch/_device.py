@@ -79,7 +79,7 @@ def factory_device(d):
     """The device a factory allocates on: ``d`` when given, else the default device (None: the CPU)."""
     if d is not None:
         return d
-    return _CONTEXTS[-1] if _CONTEXTS else _GLOBAL_DEFAULT[0]
+    return default_device()
 
 
 def set_default_device(d):
@@ -87,15 +87,9 @@ def set_default_device(d):
     _GLOBAL_DEFAULT[0] = None if d is None else as_device(d)
 
 
-def get_default_device():
-    """The default device, with its index where it has one (``cuda:0``)."""
-    d = _CONTEXTS[-1] if _CONTEXTS else _GLOBAL_DEFAULT[0]
-    if d is None:
-        return CPU
-    if d.index is None and d.type == "cuda":
-        from .cuda import current_device
-        return device("cuda", current_device())
-    return d
+def default_device():
+    """The factories' default device now, as set (None: the CPU)."""
+    return _CONTEXTS[-1] if _CONTEXTS else _GLOBAL_DEFAULT[0]
 
 
 CPU = device("cpu")
