@@ -114,3 +114,30 @@ def test_cat_backward_gives_an_empty_input_its_slice():
         ge, = lib.autograd.grad(lib.cat([e, lib.ones(2, requires_grad=True)]).sum(), e, create_graph=True)
         return [type(ga.grad_fn).__name__, ga.requires_grad, tuple(ga.shape), ge.requires_grad, tuple(ge.shape)]
     assert run(pt) == run(torch)
+
+
+@pytest.mark.parametrize("call", ["erf", "erfc", "erfinv", "i0", "lgamma", "digamma", "special.i1", "special.ndtr",
+                                  "polygamma0", "polygamma1", "polygamma2"])
+def test_real_only_special_functions_refuse_complex(call):
+    def run(lib):
+        z = lib.tensor([1 + 1j])
+        if call.startswith("polygamma"):
+            return lib.polygamma(int(call[-1]), z)
+        fn = lib
+        for part in call.split("."):
+            fn = getattr(fn, part)
+        return fn(z)
+    assert _error(pt, run) == _error(torch, run) is not None
+
+
+def test_logit_eps_above_half():
+    # ATen clamps as x < eps ? eps : (x > 1 - eps ? 1 - eps : x): with eps > 0.5 the low bound wins below it
+    def run(lib):
+        x = lib.tensor([0.1, 0.5, 0.9, float("nan")], dtype=lib.float64, requires_grad=True)
+        y = lib.logit(x, eps=0.6)
+        y.sum().backward()
+        return y.tolist(), x.grad.tolist()
+    import numpy as np
+    ours, theirs = run(pt), run(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-15)
+    np.testing.assert_array_equal(ours[1], theirs[1])

@@ -19,8 +19,7 @@ class Beta(ExponentialFamily):
 
     Beta(alpha, beta) is the first coordinate of Dirichlet([alpha, beta]), and that is how it is computed:
     ``log_prob(x)`` is the Dirichlet's at (x, 1 - x), ``rsample`` the Dirichlet's first coordinate
-    G_alpha / (G_alpha + G_beta).  So its rsample gradient flows through the two gamma draws (see
-    ``Dirichlet``): unbiased, but per sample not PyTorch's implicit beta gradient.
+    G_alpha / (G_alpha + G_beta), with the Dirichlet's implicit gradient (the Beta's own, as in PyTorch).
 
     Example::
 

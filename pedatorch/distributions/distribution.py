@@ -16,7 +16,7 @@ from .._tensor import Size, Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops.elementwise import exp
 from . import constraints
-from .utils import lazy_property
+from .utils import _class_repr, lazy_property
 
 __all__ = ["Distribution"]
 
@@ -56,9 +56,9 @@ class Distribution:
             arg_constraints = self.arg_constraints
         except NotImplementedError:
             arg_constraints = {}
-            warnings.warn(f"{self.__class__} does not define `arg_constraints`. Please set `arg_constraints = {{}}` "
-                          "or initialize the distribution with `validate_args=False` to turn off validation.",
-                          stacklevel=3)
+            warnings.warn(f"{_class_repr(type(self))} does not define `arg_constraints`. Please set "
+                          "`arg_constraints = {}` or initialize the distribution with `validate_args=False` to turn off "
+                          "validation.", stacklevel=3)
         for param, constraint in arg_constraints.items():
             if constraints.is_dependent(constraint):
                 continue     # cannot be checked
@@ -103,7 +103,7 @@ class Distribution:
 
     @property
     def mode(self):
-        raise NotImplementedError(f"{self.__class__} does not implement mode")
+        raise NotImplementedError(f"{_class_repr(type(self))} does not implement mode")
 
     @property
     def variance(self):
@@ -180,7 +180,7 @@ class Distribution:
         try:
             support = self.support
         except NotImplementedError:
-            warnings.warn(f"{self.__class__} does not define `support` to enable sample validation. Please "
+            warnings.warn(f"{_class_repr(type(self))} does not define `support` to enable sample validation. Please "
                           "initialize the distribution with `validate_args=False` to turn off validation.",
                           stacklevel=2)
             return

@@ -165,8 +165,9 @@ def _kl_expfamily_expfamily(p, q):
     """Within one exponential family: the Bregman divergence of the log-normaliser F,
     F(theta_q) - F(theta_p) - <theta_q - theta_p, grad F(theta_p)> (grad F by autograd)."""
     if type(p) is not type(q):
-        raise NotImplementedError("The cross KL-divergence between different exponential families cannot "
-                                  "be computed using Bregman divergences")
+        # (PyTorch's message carries the indentation of its source line, continued with a backslash)
+        raise NotImplementedError("The cross KL-divergence between different exponential families cannot"
+                                  + " " * 29 + "be computed using Bregman divergences")
     p_nparams = [theta.detach().requires_grad_() for theta in p._natural_params]
     q_nparams = q._natural_params
     lg_normal = p._log_normalizer(*p_nparams)

@@ -27,7 +27,8 @@ from ..ops.join import cat, stack
 from ..ops.reduction import cumsum
 from ..ops.shape import broadcast_shapes
 from . import constraints
-from .utils import _is_number, _sum_rightmost, broadcast_all, lazy_property, tril_matrix_to_vec, vec_to_tril_matrix
+from .utils import (_class_repr, _is_number, _sum_rightmost, broadcast_all, lazy_property, tril_matrix_to_vec,
+                    vec_to_tril_matrix)
 
 __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
            "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
@@ -93,7 +94,7 @@ class Transform:
             return self
         if type(self).__init__ is Transform.__init__:
             return type(self)(cache_size=cache_size)
-        raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
+        raise NotImplementedError(f"{_class_repr(type(self))}.with_cache is not implemented")
 
     def __eq__(self, other):
         return self is other    # parameter-free subclasses compare by type instead

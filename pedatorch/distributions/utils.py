@@ -23,6 +23,16 @@ __all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
 euler_constant = 0.57721566490153286060  # the Euler-Mascheroni constant
 
 
+def _class_repr(cls):
+    """``<class 'torch.distributions.normal.Normal'>``: how PyTorch's messages name a distribution class.
+    Ours live in ``pedatorch.distributions``; a message names them as PyTorch does, so that a program prints
+    the same under both (a user's own subclass keeps its module)."""
+    module = cls.__module__
+    if module == "pedatorch" or module.startswith("pedatorch."):
+        module = "torch" + module[len("pedatorch"):]
+    return f"<class '{module}.{cls.__qualname__}'>"
+
+
 def _is_number(x):
     """A Python (or numpy) number, but not a Tensor."""
     return isinstance(x, numbers.Number) and not isinstance(x, Tensor)

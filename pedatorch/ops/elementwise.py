@@ -1031,7 +1031,9 @@ class SigmoidBackward(ArrayFunction):
 Sigmoid = _unary("Sigmoid", "SigmoidBackward0", _sigmoid_kernel, lambda x, o, g: SigmoidBackward.apply(g, o),
                  "sigmoid(x)' = sigmoid(x) (1 - sigmoid(x))")
 Erf = _unary("Erf", "ErfBackward0", _erf_kernel, lambda x, o, g: (-(x ** 2)).exp() * (2 / _SQRT_PI) * g,
-             "erf(x)' = 2/sqrt(pi) exp(-x²)")
+             "erf(x)' = 2/sqrt(pi) exp(-x²)", dtypes=("erf_vml_cpu", "bif"))
+
+
 def _erfc_kernel(x):
     xp = namespace(x)
     x = xp.asarray(x)
@@ -1039,9 +1041,9 @@ def _erfc_kernel(x):
 
 
 Erfc = _unary("Erfc", "ErfcBackward0", _erfc_kernel, lambda x, o, g: (-(x ** 2)).exp() * (-2 / _SQRT_PI) * g,
-              "erfc(x)' = -2/sqrt(pi) exp(-x²)")
+              "erfc(x)' = -2/sqrt(pi) exp(-x²)", dtypes=("erfc_vml_cpu", "bif"))
 Erfinv = _unary("Erfinv", "ErfinvBackward0", _erfinv, lambda x, o, g: (x.erfinv() ** 2).exp() * (0.5 * _SQRT_PI) * g,
-                "erfinv(x)' = sqrt(pi)/2 exp(erfinv(x)²)")
+                "erfinv(x)' = sqrt(pi)/2 exp(erfinv(x)²)", dtypes=("erfinv_vml_cpu", "bif"))
 Reciprocal = _unary("Reciprocal", "ReciprocalBackward0", lambda x: 1 / x, lambda x, o, g: g * -(o * o),
                     "(1/x)' = -1/x²")
 def _sinc_grad(x, o, g):
@@ -1078,9 +1080,10 @@ class Logit(ArrayFunction):
         # computed in x's own dtype, rounded after each step also for float16/bfloat16 (PyTorch's kernel
         # has no float32 "opmath" here: x / (1 - x) and the log are each rounded, eps too)
         w = xf
-        if eps is not None:
+        if eps is not None:   # ATen's x < lo ? lo : (x > hi ? hi : x): eps > 0.5 (lo > hi) gives lo below lo
             lo = w.dtype.type(eps)
-            w = xp.minimum(xp.maximum(w, lo), 1 - lo)  # (NaN stays NaN)
+            hi = 1 - lo
+            w = xp.where(w < lo, lo, xp.where(w > hi, hi, w))  # (NaN stays NaN)
         with np.errstate(divide="ignore", invalid="ignore"):
             return xp.log(w / (1 - w)).astype(xf.dtype, copy=False)
 

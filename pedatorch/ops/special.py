@@ -171,6 +171,12 @@ def _float_out(f, x):
 
 # ---------------------------------------------------------------- differentiable ops
 
+def _no_complex(kernel, x):
+    """PyTorch's error for a complex input (these kernels have real loops only)."""
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_type_word(x.dtype)}\'')
+
+
 class Lgamma(ArrayFunction):
     """lgamma(x)' = digamma(x)"""
     node_name = "LgammaBackward0"
@@ -178,6 +184,7 @@ class Lgamma(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        _no_complex("lgamma_vml_cpu", x)
         ctx.save_for_backward(x)
         return _float_out(_lgamma, x)
 
@@ -194,6 +201,7 @@ class Digamma(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        _no_complex("digamma", x)
         ctx.save_for_backward(x)
         xf = to_float(x)
         if xf.dtype != np.float64:   # float32, and the halfs, which PyTorch computes in float32
@@ -213,6 +221,7 @@ class Polygamma(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, n):
+        _no_complex("trigamma" if n == 1 else "polygamma", x)
         ctx.save_for_backward(x)
         ctx.n = n
         if n == 1:  # computed in x's dtype (float32 for float16/bfloat16), as PyTorch's trigamma kernel
@@ -289,6 +298,7 @@ class I0(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        _no_complex("i0_vml_cpu", x)
         ctx.save_for_backward(x)
         return _i0(x)
 
@@ -305,6 +315,7 @@ class I1(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x):
+        _no_complex("i1_cpu", x)
         out = _float_out(_i1, x)
         ctx.save_for_backward(x, out)
         return out
