@@ -51,6 +51,11 @@ class _Options:
         self.linewidth = 80
         self.sci_mode = None
 
+    def __repr__(self):
+        # PyTorch's options are a dataclass named __PrinterOptions: print(torch._tensor_str.PRINT_OPTS)
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"__PrinterOptions({fields})"
+
 
 PRINT_OPTS = _Options()
 

@@ -10,7 +10,9 @@ schedulers with label smoothing, seq2seq translation with attention, the pruning
 with torch.fft; then programs in the style of well-known examples: a ResNet of BasicBlocks with OneCycleLR, the
 torchtext EmbeddingBag classifier, graph neural networks by index_add_ / scatter_reduce, physics-informed nets
 with custom autograd Functions, siamese / triplet / contrastive metric learning, an optimizer zoo, a
-mixture of experts with einsum, and hooks with fine-tuning and saving).  They are seeded
+mixture of experts with einsum, and hooks with fine-tuning and saving; then the API surfaces as their reference
+pages document them: torch.utils.data, every loss, the convolution / pooling / resampling family, the
+distributions in depth, torch.special, and tensor printing of every dtype).  They are seeded
 with manual_seed and print losses, accuracies, sampled tokens and tensors: pedatorch reproduces PyTorch's CPU
 random streams.
 tests/compat/_launch.py runs a program with ``torch`` bound to PyTorch, or to pedatorch through an import
@@ -42,7 +44,8 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None,
                                 reason="PyTorch is not installed (pip install -e '.[oracle]')")
 
 RTOL = 1e-4
-EXACT = {"01_tensor_tour.py"}  # printing, indexing, promotion: nothing here may differ even in the last digit
+# printing, indexing, promotion: nothing here may differ even in the last digit
+EXACT = {"01_tensor_tour.py", "52_printing_dtypes.py"}
 
 XFAIL = {
     "45_module_api.py": "no meta device (nn.Linear(..., device='meta'), to_empty)",

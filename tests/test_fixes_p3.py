@@ -141,3 +141,17 @@ def test_logit_eps_above_half():
     ours, theirs = run(pt), run(torch)
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-15)
     np.testing.assert_array_equal(ours[1], theirs[1])
+
+
+@pytest.mark.parametrize("dtype", ["bool", "float32", "complex64"])
+@pytest.mark.parametrize("fn", ["median", "nanmedian"])
+def test_median_checks_an_empty_dim_before_the_dtype(dtype, fn):
+    for n in (0, 2):
+        for args in ((0,), ()):
+            def run(lib):
+                r = getattr(lib, fn)(lib.zeros(n, dtype=getattr(lib, dtype)), *args)
+                r = r if isinstance(r, lib.Tensor) else r[0]
+                return str(r.dtype), tuple(r.shape)
+            assert _error(pt, run) == _error(torch, run)
+            if _error(torch, run) is None:
+                assert run(pt) == run(torch)

@@ -1535,7 +1535,8 @@ NanMedianDim = selecting_op("NanMedianDim", "NanmedianBackward1", lambda x, d: _
 
 def _median(name, all_cls, dim_cls, input, dim, keepdim, out):
     x = input._data
-    _check_not_complex(name, x)
+    if x.size:   # (an empty input over all elements is filled in before any kernel: complex passes)
+        _check_not_complex(name, x)
     if dim is None:
         r = all_cls.apply(input)
         return r if out is None else write_out(out, r)
@@ -1545,24 +1546,27 @@ def _median(name, all_cls, dim_cls, input, dim, keepdim, out):
     return _result(name, dim_cls.apply(input, d, bool(keepdim)), out)
 
 
-def _check_median_dtype(input, dim):
+def _check_median_dtype(name, input, dim):
     """median/nanmedian have no bool kernel; over all elements an empty input is filled in before the
-    kernel is chosen (so it passes)."""
+    kernel is chosen (so it passes); along a dim, an empty dim is refused first."""
     if dim is not None:
-        check_kernel_dtype("median_out", input._data.dtype, "if")
+        x = input._data
+        if x.ndim:   # (nanmedian's message says median() too)
+            _check_nonempty_dims("median", x, (_one_dim(dim, x.ndim),))
+        check_kernel_dtype("median_out", x.dtype, "if")
     elif input._data.size:
         check_kernel_dtype("median_cpu", input._data.dtype, "if")
 
 
 def median(input, dim=None, keepdim=False, *, out=None):
     """The lower median (of all elements, NaN if any; or ``return_types.median(values, indices)`` along ``dim``)."""
-    _check_median_dtype(input, dim)
+    _check_median_dtype("median", input, dim)
     return _median("median", MedianAll, MedianDim, input, dim, keepdim, out)
 
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """``median`` ignoring NaN (NaN only where every element is NaN)."""
-    _check_median_dtype(input, dim)
+    _check_median_dtype("nanmedian", input, dim)
     return _median("nanmedian", NanMedianAll, NanMedianDim, input, dim, keepdim, out)
 
 
