@@ -60,6 +60,9 @@ class Size(tuple):
             n *= s
         return n
 
+    def __reduce__(self):   # (pickled as PyTorch's: the class and the tuple of sizes)
+        return (Size, (tuple(self),))
+
 
 class _Layout:
     def __init__(self, name):

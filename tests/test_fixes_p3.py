@@ -155,3 +155,17 @@ def test_median_checks_an_empty_dim_before_the_dtype(dtype, fn):
             assert _error(pt, run) == _error(torch, run)
             if _error(torch, run) is None:
                 assert run(pt) == run(torch)
+
+
+def test_pairwise_distance_norm_node_and_size_pickle():
+    # pairwise_distance's NormBackward1 is vector_norm's op under its own name: p = 0 gives no gradient
+    import pickle
+
+    def run(lib):
+        a = lib.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+        y = lib.nn.functional.pairwise_distance(a, lib.zeros(1, 3), p=0)
+        y.sum().backward()
+        s = lib.Size([2, 3])
+        return type(y.grad_fn).__name__, a.grad, y.tolist(), s.__reduce__()[1], pickle.loads(pickle.dumps(s))
+    ours, theirs = run(pt), run(torch)
+    assert ours[:4] == theirs[:4] and tuple(ours[4]) == tuple(theirs[4])

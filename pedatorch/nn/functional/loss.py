@@ -27,10 +27,10 @@ from ...ops.scalar import AddScalar as _AddScalar, SubScalar as _SubScalar, MulS
 from ...autograd.grad_mode import _state, no_grad
 from ...ops.creation import full_like, ones_like, zeros, zeros_like
 from ...ops.elementwise import clamp_min, exp, log, logit, minimum, where, xlogy
-from ...ops.reduction import log_softmax
+from ...ops.reduction import VectorNorm, log_softmax
 from ...ops.shape import broadcast_shapes, unsqueeze
 from ...ops._util import promote, to_float, _type_word, shape_str, broadcast_shapes_or_raise, result_np_dtype
-from ..._dtype import is_float_np, to_opmath
+from ..._dtype import is_float_np, to_opmath, get_default_dtype as _default_dtype
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss",
@@ -151,48 +151,19 @@ def _rsub_scalar(s, x):
     return full_like(x, s) - x
 
 
-class _Norm(ArrayFunction):
-    """out = (sum |x|^p)^(1/p) along dim (ATen's norm(x, p, dim));
-    dx = x |x|^(p-2) grad / out^(p-1)  (p=1: sgn(x) grad; p=2: x grad / out; p=inf: at the max)"""
+class _Norm(VectorNorm):
+    """ATen's ``norm(x, p, dim)``, which pairwise_distance calls: vector_norm's kernel and gradient, recorded
+    under its own node name (an integer difference is converted to the default float dtype first)."""
     node_name = "NormBackward1"
-
-    @staticmethod
-    def forward(ctx, x, p, dim, keepdim):
-        xp = namespace(x)
-        xf = to_float(x)
-        a = xp.abs(to_opmath(xf))   # (float16/bfloat16 accumulate in float32, as ATen's norm: no overflow)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if p == 2:
-                out = xp.sqrt(xp.sum(a * a, axis=dim, keepdims=keepdim))
-            elif p == 1:
-                out = xp.sum(a, axis=dim, keepdims=keepdim)
-            elif p == math.inf:
-                out = xp.max(a, axis=dim, keepdims=keepdim)
-            elif p == -math.inf:
-                out = xp.min(a, axis=dim, keepdims=keepdim)
-            elif p == 0:
-                out = xp.sum(a != 0, axis=dim, keepdims=keepdim)
-            else:
-                out = xp.power(xp.sum(xp.power(a, p), axis=dim, keepdims=keepdim), 1.0 / p)
-        out = xp.asarray(out).astype(xf.dtype)
-        ctx.save_for_backward(x, out)
-        ctx.p, ctx.dim, ctx.keepdim = p, dim, keepdim
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, out = ctx.saved_tensors
-        if ctx.p == 0:
-            return zeros_like(x), None, None, None
-        from ...ops.reduction import _vector_norm_grad
-        dims = tuple(range(x.dim())) if ctx.dim is None or x.dim() == 0 else (ctx.dim % x.dim(),)
-        return _vector_norm_grad(grad, x, out, ctx.p, dims, ctx.keepdim), None, None, None
 
 
 def _pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """ATen's ``pairwise_distance``: ``norm(x1 - x2 + eps, p, last dim)``."""
     innermost = max(x1.dim(), x2.dim()) - 1
-    return _Norm.apply(_AddScalar.apply(x1 - x2, eps), p, innermost if innermost >= 0 else None, keepdim)
+    diff = _AddScalar.apply(x1 - x2, eps)
+    if not (diff.is_floating_point() or diff.is_complex()):
+        diff = diff.to(_default_dtype())
+    return _Norm.apply(diff, p, (innermost,) if innermost >= 0 else None, keepdim, None)
 
 
 def _log_sigmoid_array(x):
@@ -1512,7 +1483,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     il_h, tl_h = to_host(il), to_host(tl)   # the checks below read the lengths on the host (one copy each)
     is_batched = log_probs.dim() == 3
     lp = log_probs if is_batched else log_probs.unsqueeze(1)
-    tg = targets if is_batched else targets.unsqueeze(0)
+    # only the log-probs gain the batch of one: unbatched targets stay as given, so a 1-D target is read as
+    # the concatenated form (its length must equal the target length) and a (1, S) one as padded
+    tg = targets
     checking = " (while checking arguments for ctc_loss_allocate_outputs)"
     if lp.dim() != 3:
         raise RuntimeError(f"Expected 3-dimensional tensor, but got {lp.dim()}-dimensional tensor for argument #1 "

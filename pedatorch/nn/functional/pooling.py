@@ -1000,7 +1000,9 @@ def _max_unpool_nd(dims, input, indices, output_size):
     idx = indices._data
     bad = (idx < 0) | (idx >= _prod(osz))
     if bad.any():
-        raise RuntimeError(f"Found an invalid max index: {int(idx[bad].flat[0])} (output volumes are of size "
+        # PyTorch's kernel walks the indices in order and keeps overwriting the one it reports: the last bad one
+        # (with one thread; with several, whichever thread wrote last)
+        raise RuntimeError(f"Found an invalid max index: {int(idx[bad].flat[-1])} (output volumes are of size "
                            f"{'x'.join(map(str, osz))})")
     return (MaxUnpool2d if dims == 2 else MaxUnpool3d).apply(input, indices, osz)
 
@@ -1125,10 +1127,12 @@ def _fractional_max_pool_nd(dims, input, kernel_size, output_size, output_ratio,
         raise RuntimeError(f"{fname}(): Expected {dims + 1}D or {dims + 2}D tensor, but got: {list(input.shape)}")
     spatial = list(input.shape[-dims:])
     if output_size is None:
-        ratio = output_ratio if isinstance(output_ratio, (tuple, list)) else (output_ratio,) * dims
-        if len(ratio) > dims:
+        # PyTorch's 2-d form takes len() of the ratio first, so a plain number fails there with a TypeError
+        # (the module form turns it into a pair beforehand); the 3-d form broadcasts a number
+        if dims == 2 and len(output_ratio) > 2:
             raise ValueError(f"{fname} requires output_ratio to either be a single Int or tuple of Ints.")
-        output_size = [int(n * r) for n, r in zip(spatial, ratio)]
+        ratio = tuple(output_ratio) if isinstance(output_ratio, (tuple, list)) else (output_ratio,) * dims
+        output_size = [int(spatial[d] * ratio[d]) for d in range(dims)]
     outsp = tuple(int(o) for o in (output_size if isinstance(output_size, (tuple, list)) else (output_size,) * dims))
     pool = tuple(int(k) for k in (kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * dims))
     names = ("time", "height", "width")[3 - dims:]

@@ -1,5 +1,6 @@
 """Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d and their lazy forms (PyTorch's initialisation and
 repr)."""
+import collections.abc
 import math
 
 from ...ops.creation import empty
@@ -14,7 +15,7 @@ __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "
 
 def _ntuple(n):
     def parse(x):
-        if isinstance(x, (list, tuple)):
+        if isinstance(x, collections.abc.Iterable):  # as PyTorch's _pair: any iterable, a string included
             return tuple(x)
         return (x,) * n
     return parse
@@ -61,7 +62,8 @@ class _ConvNd(Module):
                     self._reversed_padding_repeated_twice[2 * i] = left
                     self._reversed_padding_repeated_twice[2 * i + 1] = total - left
         else:
-            self._reversed_padding_repeated_twice = [p for p in reversed(self.padding) for _ in range(2)]
+            # a tuple here (PyTorch's _reverse_repeat_tuple), a list for the string paddings above
+            self._reversed_padding_repeated_twice = tuple(p for p in reversed(self.padding) for _ in range(2))
         kw = {"device": device, "dtype": dtype}
         if transposed:
             self.weight = Parameter(empty((in_channels, out_channels // groups, *self.kernel_size), **kw))
@@ -151,26 +153,32 @@ class _ConvTransposeNd(_ConvNd):
                  bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        # PyTorch tuples the padding first (no 'same'/'valid' here): a string becomes a tuple of its letters
+        padding = _ntuple(self._n)(padding)
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, True, output_padding,
                          groups, bias, padding_mode, device, dtype)
 
     def _output_padding(self, input, output_size):
+        """The output_padding that makes the output ``output_size`` (its spatial sizes, or with the batch and
+        channel sizes in front), checked against the sizes the stride allows."""
         if output_size is None:
             return self.output_padding
         n = self._n
-        output_size = list(output_size)[-n:]
-        spatial = input.shape[-n:]
-        min_sizes = [(spatial[d] - 1) * self.stride[d] - 2 * self.padding[d] + self.dilation[d] *
-                     (self.kernel_size[d] - 1) + 1 for d in range(n)]
-        res = []
-        for d in range(n):
-            max_size = min_sizes[d] + self.stride[d] - 1
-            if not min_sizes[d] <= output_size[d] <= max_size:
+        non_spatial = 2 if input.dim() == n + 2 else 1
+        if len(output_size) == non_spatial + n:
+            output_size = output_size[non_spatial:]  # sliced as given: a list stays a list, a Size a Size
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or "
+                             f"{non_spatial + n} elements (got {len(output_size)})")
+        min_sizes = [(input.shape[non_spatial + d] - 1) * self.stride[d] - 2 * self.padding[d] + self.dilation[d]
+                     * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        max_sizes = [m + s - 1 for m, s in zip(min_sizes, self.stride)]
+        for size, lo, hi in zip(output_size, min_sizes, max_sizes):
+            if size < lo or size > hi:
+                # PyTorch names the input's sizes from dim 2 on, even for an unbatched input
                 raise ValueError(f"requested an output size of {output_size}, but valid sizes range from "
-                                 f"{min_sizes} to {[m + s - 1 for m, s in zip(min_sizes, self.stride)]} (for an "
-                                 f"input of {list(spatial)})")
-            res.append(output_size[d] - min_sizes[d])
-        return tuple(res)
+                                 f"{min_sizes} to {max_sizes} (for an input of {input.size()[2:]})")
+        return [size - lo for size, lo in zip(output_size, min_sizes)]
 
 
 class ConvTranspose1d(_ConvTransposeNd):
