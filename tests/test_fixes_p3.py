@@ -169,3 +169,14 @@ def test_pairwise_distance_norm_node_and_size_pickle():
         return type(y.grad_fn).__name__, a.grad, y.tolist(), s.__reduce__()[1], pickle.loads(pickle.dumps(s))
     ours, theirs = run(pt), run(torch)
     assert ours[:4] == theirs[:4] and tuple(ours[4]) == tuple(theirs[4])
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: x.movedim((0, 1), (1, 1)), lambda lib, x: x.movedim((0, 1), (1,)),
+    lambda lib, x: x.movedim((0, -3), (1, 2)), lambda lib, x: x.movedim((0, 1), (-2, 1)),
+    lambda lib, x: x.unflatten(2, (-1, -1)), lambda lib, x: x.unflatten(1, (-1, 2)),
+    lambda lib, x: x.tensor_split(lib.tensor([1.0]), 1), lambda lib, x: x.tensor_split(lib.tensor([[1]]), 1)])
+def test_shape_op_errors(call):
+    def run(lib):
+        call(lib, lib.arange(24.).reshape(2, 3, 4))
+    assert _error(pt, run) == (lambda e: (e[0], e[1].split("\nException raised from")[0]))(_error(torch, run))

@@ -38,7 +38,8 @@ from .._tensor import Tensor
 from ..autograd.function import ArrayFunction, before_checks, check_inplace, check_no_internal_overlap
 from ._util import (wrap_dim, register, write_out, shape_str, _type_word, broadcast_shapes_or_raise, checked_int,
                     needed)
-from .._layout import _iterator_layout, copy_in_format, in_format, relayout, format_strides, check_no_overlap
+from .._layout import (_iterator_layout, copy_in_format, in_format, relayout, format_strides, check_no_overlap,
+                       _empty_strided)
 from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed, _view_strides
 from .._dtype import is_float_np, to_opmath
 from ..backend import namespace, is_array, astype, CPU_ARRAY, CPU_BACKEND, ufunc_at, scatter_add as _scatter_add_at
@@ -1130,14 +1131,15 @@ def _scatter_reduce_kernel(x, dim, index, src, reduce, include_self):
         elif reduce == "prod":
             ident = 1
         elif is_float_np(o.dtype):
-            ident = -np.inf if reduce == "amax" else np.inf
+            ident = -np.inf if reduce in ("amax", "max") else np.inf
         elif o.dtype.kind == "b":
-            ident = reduce == "amin"
+            ident = reduce in ("amin", "min")
         else:
             info = np.iinfo(o.dtype)
-            ident = info.min if reduce == "amax" else info.max
+            ident = info.min if reduce in ("amax", "max") else info.max
         o[key] = ident
-    ufunc = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}[reduce]
+    ufunc = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum",
+             "max": "maximum", "min": "minimum"}[reduce]
     if reduce in ("sum", "mean") and to_opmath(o) is not o:
         # float16/bfloat16 sums add up in float32, each rounded once (as scatter_add's; measured)
         wide = to_opmath(o)
@@ -1201,6 +1203,9 @@ class ScatterReduce(ArrayFunction):
             from .elementwise import where
             gs = where(src_single_zero, gather(grad * masked_src_result, dim, index),
                        gather(grad * result, dim, index) / masked_fill(src, src_zero, 1))
+        elif reduce not in _REDUCES:  # the legacy "max" / "min" run forward, but have no derivative
+            raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got "
+                               f"{reduce}.")
         else:  # amax / amin: the gradient is shared evenly among the values equal to the result
             xd, sd, rd = _nd(x._data), _nd(src._data), _nd(result._data)
             value = rd[key]
@@ -1229,8 +1234,14 @@ def _scatter_reduce(input, dim, index, src, reduce, include_self, inplace):
     _scatter_gather_checks("scatter", x, d, idx, src._data)
     if inplace:
         _check_no_overlap(input, index, src)
-    if reduce not in _REDUCES:
+    # PyTorch's kernel also takes the legacy names "max" and "min" (as amax / amin), undocumented
+    if reduce not in _REDUCES + ("max", "min"):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    # ATen's kernel has no bool mean and no complex amax / amin (the legacy "max" / "min" map to those)
+    kind = "amax" if reduce == "max" else "amin" if reduce == "min" else reduce
+    if (x.dtype.kind == "b" and kind == "mean") or (x.dtype.kind == "c" and kind in ("amax", "amin")):
+        raise NotImplementedError(f"\"scatter_gather_tensor_cpu_reduce_{kind}\" not implemented for "
+                                  f"'{_type_word(x.dtype)}'")
     _check_bounds(idx, _nd(x).shape[d], d, negative=False)
     return (ScatterReduce_ if inplace else ScatterReduce).apply(input, d, _index_arg(index, idx), src, reduce,
                                                                bool(include_self))
@@ -1243,6 +1254,24 @@ class IndexReduce(ScatterReduce):
 
 
 IndexReduce_ = _inplace(IndexReduce)
+
+
+def _check_index_reduce_dtype(dtype, ndim, reduce, include_self):
+    """The dtypes ATen's index_reduce kernels leave out: bool and complex where it initialises the slots (not
+    include_self) or reduces elementwise (a 0/1-dim self); a higher-dim self reduces slice by slice, with
+    ``div_`` (no floor division of bools) and ``maximum`` / ``minimum`` (no complex)."""
+    word = _type_word(dtype)
+    if dtype.kind not in "bc":
+        return
+    if not include_self:
+        raise NotImplementedError(f"\"index_reduce_func_exclude_input_init\" not implemented for '{word}'")
+    if ndim <= 1:
+        raise NotImplementedError(f"\"index_func_\" not implemented for '{word}'")
+    if dtype.kind == "b" and reduce == "mean":
+        raise NotImplementedError(f"\"div_floor_cpu\" not implemented for '{word}'")
+    if dtype.kind == "c" and reduce in ("amax", "amin"):
+        name = "maximum" if reduce == "amax" else "minimum"
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{word}'")
 
 
 def _index_reduce(input, dim, index, source, reduce, include_self, inplace):
@@ -1268,6 +1297,7 @@ def _index_reduce(input, dim, index, source, reduce, include_self, inplace):
     if idx.size and bool(((idx < 0) | (idx >= (xs[d] if xs else 1))).any()):
         raise IndexError("index out of range in self")
     warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
+    _check_index_reduce_dtype(input._data.dtype, len(xs), reduce, include_self)
     # the index of every element of source: ``index`` along dim, broadcast over the other dims
     xp = namespace(idx)
     along = [1] * len(ss)
@@ -1569,8 +1599,10 @@ def nonzero(input, *, out=None, as_tuple=False):
     xp = namespace(arr)
     if as_tuple:
         return tuple(Tensor._make(c.astype(np.int64)) for c in xp.nonzero(_nd(arr)))
-    # PyTorch fills an (ndim, count) array and returns its transpose: strides (1, count) even for a 1-D input
-    result = xp.empty((arr.ndim, int(xp.count_nonzero(arr))), np.int64)   # (the count: a sync on a device)
+    # PyTorch fills an (ndim, count) array and returns its transpose: strides (1, count) even for a 1-D input,
+    # and for no hits too ((1, 0): numpy's own empty array would have all strides 0)
+    count = int(xp.count_nonzero(arr))   # (a sync on a device)
+    result = _empty_strided((arr.ndim, count), (count, 1), np.int64, xp)
     if arr.ndim:  # (a nonzero 0-dim input gives one row of no coordinates)
         result[...] = xp.stack(xp.nonzero(arr)) if xp is not _host else _host.nonzero(arr)
     return write_out(out, Tensor._make(result.T))

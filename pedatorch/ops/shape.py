@@ -295,8 +295,16 @@ def movedim(input, source, destination):
     if n == 0:  # dims 0 / -1 are accepted, and nothing moves: an alias, as in PyTorch
         wrap_dims(source, n), wrap_dims(destination, n)
         return Alias.apply(input, (Ellipsis,))
-    src = wrap_dims(source, n)
-    dst = wrap_dims(destination, n)
+    given_src = [source] if isinstance(source, numbers.Integral) else list(source)
+    given_dst = [destination] if isinstance(destination, numbers.Integral) else list(destination)
+    if len(given_src) != len(given_dst):   # (ATen's checks, in its order, with the dims as given)
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({given_src} dims) should contain "
+                           f"the same number of dims as destination ({given_dst} dims)")
+    src = [wrap_dim(d, n) for d in given_src]
+    dst = [wrap_dim(d, n) for d in given_dst]
+    for name, wrapped, given in (("source", src, given_src), ("destination", dst, given_dst)):
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given})")
     order = [d for d in range(n) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -509,12 +517,15 @@ def unflatten(input, dim, sizes):
     n = input._data.ndim
     d = wrap_dim(dim, n)
     shape = input._data.shape
-    sizes = tuple(sizes)
-    if -1 in sizes:
-        known = int(np.prod([s for s in sizes if s != -1]))
-        sizes = tuple(shape[d] // known if s == -1 else s for s in sizes)
+    given = tuple(sizes)
+    if given.count(-1) > 1:
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be inferred")
+    sizes = given
+    known = int(np.prod([s for s in given if s != -1]))
+    if -1 in given and known and shape[d] % known == 0:
+        sizes = tuple(shape[d] // known if s == -1 else s for s in given)
     if int(np.prod(sizes)) != shape[d]:
-        raise RuntimeError(f"unflatten: Provided sizes {shape_str(sizes)} don't multiply up to the size of dim "
+        raise RuntimeError(f"unflatten: Provided sizes {shape_str(given)} don't multiply up to the size of dim "
                            f"{dim} ({shape[d]}) in the input tensor")
     return View.apply(input, shape[:d] + sizes + shape[d + 1:])
 
@@ -719,7 +730,14 @@ def tensor_split(input, indices_or_sections, dim=0):
     d = wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d]
     if isinstance(indices_or_sections, Tensor):
-        indices_or_sections = indices_or_sections.tolist()
+        t = indices_or_sections
+        if t.ndim > 1:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {t.ndim} dims")
+        if t._data.dtype != np.int64:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{_type_word(t._data.dtype)}")
+        indices_or_sections = t.tolist()
     if isinstance(indices_or_sections, numbers.Integral):
         n = int(indices_or_sections)
         if n <= 0:

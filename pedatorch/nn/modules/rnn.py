@@ -43,6 +43,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...backend import namespace, to_host, CPU_BACKEND
 from ... import _dtype as D
+from ..._dtype import _type_word
 from ...autograd.function import ArrayFunction
 from ...autograd.grad_mode import _state
 from ...ops.creation import empty, zeros
@@ -869,6 +870,34 @@ class LSTM(RNNBase):
             return hx
         return _apply_permutation(hx[0], permutation), _apply_permutation(hx[1], permutation)
 
+    def _check_packed_states(self, input, hx, batch_sizes):
+        """PyTorch's LSTM.forward skips ``check_forward_args`` for packed input: the states reach the
+        ``_VF.lstm`` kernel unchecked, and a wrong one fails there, with the kernel's messages."""
+        h, c = hx
+        # the kernel infers projections from the states (h narrower than c), not from the module
+        per = 2 + (2 if self.bias else 0) + (1 if h.size(2) != c.size(2) else 0)
+        if len(self._flat_weights) % per:
+            raise RuntimeError("got an incorrect number of RNN parameters")
+        if self.bidirectional and (len(self._flat_weights) // per) % 2:
+            raise RuntimeError("Odd number of params or hiddens given to a bidirectional RNN")
+        if h.size(0) != self.num_layers * (2 if self.bidirectional else 1):
+            raise RuntimeError("Expected more hidden states in stacked_rnn")
+        w_ih, w_hh = self._flat_weights[0], self._flat_weights[1]
+        if input.dtype != w_ih.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_type_word(input._data.dtype)} "
+                               f"and {_type_word(w_ih._data.dtype)}")
+        if input.size(-1) != w_ih.size(1):  # the first layer's input projection
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.size(0)}x{input.size(-1)} "
+                               f"and {w_ih.size(1)}x{w_ih.size(0)})")
+        if h.size(2) != w_hh.size(1):  # the recurrent projection of the first step
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({h.size(1)}x{h.size(2)} "
+                               f"and {w_hh.size(1)}x{w_hh.size(0)})")
+        batch = int(batch_sizes[0])
+        for state in (h, c):
+            if state.size(1) != batch:
+                raise RuntimeError(f"The size of tensor a ({state.size(1)}) must match the size of tensor b "
+                                   f"({batch}) at non-singleton dimension 0")
+
     def forward(self, input, hx=None):
         self._update_flat_weights()
         orig_input = input
@@ -911,8 +940,10 @@ class LSTM(RNNBase):
                     hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
                 self.check_forward_args(input, hx, batch_sizes)
                 hx = self.permute_hidden(hx, sorted_indices)
+        if len(hx) != 2:
+            raise RuntimeError("lstm expects two hidden states")
         if batch_sizes is not None:
-            self.check_forward_args(input, hx, batch_sizes)
+            self._check_packed_states(input, hx, batch_sizes)
         output, h_n, c_n = self._run(input, batch_sizes, hx[0], hx[1])
         hidden = (h_n, c_n)
         if isinstance(orig_input, PackedSequence):
@@ -1087,8 +1118,12 @@ class LSTMCell(RNNCellBase):
         if hx is None:
             z = zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
             hx = (z, z)
-        else:
-            hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0)) if not is_batched else hx
+        elif not is_batched:
+            hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        elif not isinstance(hx, (tuple, list)):
+            # iterating a Tensor passed the checks above; the kernel wants the pair (h, c)
+            raise TypeError(f"lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not "
+                            f"{type(hx).__name__}")
         h, c = hx
         _cell_dims_check(input, h, self.input_size, self.hidden_size, "hidden0")
         _cell_dims_check(input, c, self.input_size, self.hidden_size, "hidden1")
