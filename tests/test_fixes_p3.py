@@ -180,3 +180,12 @@ def test_shape_op_errors(call):
     def run(lib):
         call(lib, lib.arange(24.).reshape(2, 3, 4))
     assert _error(pt, run) == (lambda e: (e[0], e[1].split("\nException raised from")[0]))(_error(torch, run))
+
+
+def test_empty_views_keep_their_storage_offset():
+    # numpy points an empty view at its buffer's start; PyTorch keeps the offset (compat 54)
+    def run(lib):
+        x = lib.arange(24.).reshape(2, 3, 4)
+        views = [x[1:1], x.narrow(0, 1, 0), x[5:], x[:, 3:], x[0, 1:1], x[1][2:2], x[0].t()[1:1], x[..., 4:]]
+        return [(tuple(v.shape), v.stride(), v.storage_offset()) for v in views]
+    assert run(pt) == run(torch)

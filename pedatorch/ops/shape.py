@@ -546,11 +546,39 @@ class _BasicView(ArrayFunction):
         ctx.key = key
         if type(key) is tuple and Ellipsis not in key:
             key = key + (Ellipsis,)  # so numpy returns a 0-dim view, not a scalar copy, at full depth
-        return x[key]
+        out = x[key]
+        if out.size == 0 and isinstance(out, CPU_ARRAY):
+            out = _empty_view_in_place(x, key, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
         return IndexEmbed.apply(grad, ctx.in_shape, ctx.key), None
+
+
+def _empty_view_in_place(x, key, out):
+    """An empty view that starts where PyTorch's does: numpy points every empty view at the start of its
+    buffer, which loses the storage offset (``x[1:1].storage_offset()`` is 12 in PyTorch for a (2, 3, 4) x)."""
+    key = key if isinstance(key, tuple) else (key,)
+    n_indexed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    offset, d = 0, 0
+    for k in key:
+        if k is Ellipsis:
+            d += x.ndim - n_indexed
+        elif isinstance(k, slice):
+            offset += k.indices(x.shape[d])[0] * x.strides[d]   # (the start, clamped to the dim as PyTorch's)
+            d += 1
+        elif k is not None:
+            offset += (k % x.shape[d] if x.shape[d] else 0) * x.strides[d]
+            d += 1
+    root = _storage_root(x)
+    start = _address(x) - _address(root) + offset
+    if not (0 <= start <= root.nbytes) or not root.flags.c_contiguous:
+        return out
+    view = np.ndarray(out.shape, out.dtype, buffer=root, offset=start, strides=out.strides)
+    if not out.flags.writeable:
+        view.flags.writeable = False
+    return view
 
 
 class Slice(_BasicView):
