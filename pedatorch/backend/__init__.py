@@ -28,7 +28,7 @@ warnings.filterwarnings("ignore", message=r"(overflow|invalid value|divide by ze
 
 __all__ = ["Backend", "CPU_BACKEND", "CPU_ARRAY", "namespace", "address", "storage_root", "device_namespace", "backend_of", "is_array", "cuda_backend",
            "cuda_available", "register_cuda", "to_host", "scatter_add", "as_strided", "astype",
-           "ufunc_at", "reduceat", "select", "on_host"]
+           "ufunc_at", "reduceat", "select", "on_host", "host_view_at"]
 
 _SCALARS = (bool, int, float, complex, np.generic)
 
@@ -253,6 +253,18 @@ def storage_root(arr):
     while getattr(root, "base", None) is not None and _holds_memory(root.base):
         root = root.base
     return root
+
+
+def host_view_at(root, offset, like):
+    """A view of the host array ``root``'s memory at byte ``offset``, with ``like``'s shape, dtype and strides
+    (an empty view too: numpy's own slicing points an empty view at the buffer's start); None when
+    ``root`` cannot lend its buffer that way."""
+    if not isinstance(root, CPU_ARRAY) or not root.flags.c_contiguous or not 0 <= offset <= root.nbytes:
+        return None
+    view = np.ndarray(like.shape, like.dtype, buffer=root, offset=offset, strides=like.strides)
+    if not like.flags.writeable:
+        view.flags.writeable = False
+    return view
 
 
 def writeable(arr):

@@ -18,7 +18,7 @@ import numpy as np
 from .._layout import check_no_partial_overlap, copy_in_format
 from .._tensor import Tensor, Size, contiguous_format, preserve_format
 from ..backend import storage_root as _storage_root, address as _address, as_strided as _as_strided, namespace
-from ..backend import CPU_ARRAY, scatter_add, writeable as _writeable, share_between_processes, is_shared_between_processes
+from ..backend import CPU_ARRAY, host_view_at, scatter_add, writeable as _writeable, share_between_processes, is_shared_between_processes
 from ..autograd.function import ArrayFunction
 # the positions of a view's elements in its storage, and the ops that gather/scatter at them, live with
 # autograd's view machinery (CopySlices needs them); as_strided's backward uses them too
@@ -572,13 +572,8 @@ def _empty_view_in_place(x, key, out):
             offset += (k % x.shape[d] if x.shape[d] else 0) * x.strides[d]
             d += 1
     root = _storage_root(x)
-    start = _address(x) - _address(root) + offset
-    if not (0 <= start <= root.nbytes) or not root.flags.c_contiguous:
-        return out
-    view = np.ndarray(out.shape, out.dtype, buffer=root, offset=start, strides=out.strides)
-    if not out.flags.writeable:
-        view.flags.writeable = False
-    return view
+    view = host_view_at(root, _address(x) - _address(root) + offset, out)
+    return out if view is None else view
 
 
 class Slice(_BasicView):
