@@ -67,3 +67,12 @@ def gradcheck(fn, *inputs, **kw):
     ts = tuple(pt.tensor(np.asarray(x, dtype=np.float64), requires_grad=True) if not isinstance(x, pt.Tensor)
                else x for x in inputs)
     return pt.autograd.gradcheck(fn, ts, **kw)
+
+
+def error_of(fn):
+    """``(class name, message)`` of what ``fn()`` raises, or None: what a test compares with PyTorch's."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the class and message are what is compared
+        return type(e).__name__, str(e)
+    return None

@@ -8,18 +8,14 @@ import pytest
 
 import pedatorch as pt
 from pedatorch.distributions.dirichlet import _dirichlet_grad
+from conftest import error_of
 
 torch = pytest.importorskip("torch")
 
 inf, nan = math.inf, math.nan
 
 
-def _err(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the class and message are what is compared
-        return type(e).__name__, str(e)
-    return None
+_err = error_of
 
 
 def _same(a, b, rtol, atol=0.0):

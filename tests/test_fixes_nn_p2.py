@@ -5,18 +5,14 @@ from collections import OrderedDict
 import pytest
 
 import pedatorch as torch
+from conftest import error_of
 
 pt = pytest.importorskip("torch")
 
 LIBS = [torch, pt]
 
 
-def _err(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the class and message are what is compared
-        return type(e).__name__, str(e)
-    return None
+_err = error_of
 
 
 # ---------------------------------------------------------------- 1, 2: ParameterDict / ModuleDict

@@ -2,16 +2,13 @@
 import pytest
 
 import pedatorch as pt
+from conftest import error_of
 
 torch = pytest.importorskip("torch")
 
 
 def _error(lib, fn):
-    try:
-        fn(lib)
-    except Exception as e:   # noqa: BLE001  (the class and message are what is compared)
-        return type(e).__name__, str(e)
-    return None
+    return error_of(lambda: fn(lib))
 
 
 @pytest.mark.parametrize("p", [[1.0, float("nan")], [float("inf"), -1.0], [-1.0, float("inf")],

@@ -3,16 +3,12 @@ each compared with PyTorch."""
 import pytest
 
 import pedatorch as torch
+from conftest import error_of
 
 pt = pytest.importorskip("torch")
 
 
-def _err(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the class and message are what is compared
-        return type(e).__name__, str(e)
-    return None
+_err = error_of
 
 
 def _packed(lib):

@@ -357,13 +357,11 @@ class NativeBatchNorm(ArrayFunction):
         N, C = x.shape[0], x.shape[1]
         g3, x3 = g.reshape(N, C, -1), x.reshape(N, C, -1)
         m3, r3 = mean.reshape(1, C, 1), rstd.reshape(1, C, 1)
-        xhat = x3 - m3
-        xhat *= r3
+        centered = x3 - m3
         gx = gw = gb = None
         if need[0]:
             if ctx.training:   # ATen's kernel: ((dy - mean(dy)) - (x - mean) k) * invstd * w,
                 n = N * x3.shape[2]   # k = sum(dy (x - mean)) invstd^2 / n (the weight last: inf gives ±inf)
-                centered = x3 - m3
                 k = xp.einsum("ncl,ncl->c", g3, centered).reshape(1, C, 1) * r3 * r3 / n
                 gx = g3 - g3.sum((0, 2), keepdims=True) / n
                 gx -= centered * k
@@ -375,7 +373,7 @@ class NativeBatchNorm(ArrayFunction):
             gx = gx.reshape(x.shape)
             gx = _wrap(gx)
         if len(need) > 1 and need[1]:
-            gw = _wrap(xp.einsum("ncl,ncl->c", g3, xhat))
+            gw = _wrap(xp.einsum("ncl,ncl->c", g3, centered * r3))   # (sum of grad * xhat)
         if len(need) > 2 and need[2]:
             gb = _wrap(g3.sum((0, 2)))
         return gx, gw, gb, None, None, None, None, None
