@@ -4,7 +4,7 @@ A tensor's device is read off its array: a numpy array lives on ``cpu``; a cupy 
 ``cuda:<its device id>`` (see ``pedatorch.backend``: cupy is imported only when a cuda device is
 asked for, so ``import pedatorch`` needs numpy alone).
 """
-from .backend import CPU_BACKEND, backend_of, cuda_backend
+from .backend import CPU_BACKEND, META_BACKEND, backend_of, cuda_backend
 
 __all__ = ["device"]
 
@@ -124,4 +124,6 @@ def to_device_array(arr, dev):
         if src is b:
             return b.to_device(arr, idx)
         return b.from_host(src.to_host(arr), idx)
+    if dev.type == "meta":   # (only the shape, dtype and layout go: a meta array has no values)
+        return arr if src is META_BACKEND else META_BACKEND.from_host(arr, None)
     raise RuntimeError(f"pedatorch has no arrays on device type {dev.type}")

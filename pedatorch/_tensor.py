@@ -23,7 +23,7 @@ from . import _dtype as D
 from ._device import CPU, as_device, device_of, to_device_array
 from ._dtype import is_float_np
 from ._layout import dense_if_empty, is_in_format
-from .backend import CPU_ARRAY, address, storage_root, device_namespace, to_host
+from .backend import CPU_ARRAY, MetaArray, address, storage_root, device_namespace, to_host
 
 __all__ = ["Tensor", "Size"]
 
@@ -407,13 +407,18 @@ class Tensor:
 
     @property
     def is_cuda(self):
-        return type(self._data) is not CPU_ARRAY
+        kind = type(self._data)
+        return kind is not CPU_ARRAY and kind is not MetaArray
 
     @property
     def is_cpu(self):
         return type(self._data) is CPU_ARRAY
 
-    is_meta = False
+    @property
+    def is_meta(self):
+        """On the meta device: a shape, dtype and strides, no values (see ``backend.meta``)."""
+        return type(self._data) is MetaArray
+
     is_xpu = is_mps = is_mkldnn = is_vulkan = is_ipu = is_xla = is_mtia = is_maia = False
     is_sparse_csr = False
     is_sparse = False
@@ -477,7 +482,7 @@ class Tensor:
         return (address(self._data) - self.untyped_storage().data_ptr()) // self._data.itemsize
 
     def data_ptr(self):
-        return address(self._data)
+        return 0 if self.is_meta else address(self._data)   # (a meta tensor has no memory to point at)
 
     def untyped_storage(self):
         return UntypedStorage(storage_root(self._data))
@@ -519,14 +524,14 @@ class Tensor:
         return self.dtype.is_signed
 
     def get_device(self):
-        return -1 if self.is_cpu else self._data.device.id
+        return self._data.device.id if self.is_cuda else -1
 
     # ------------------------------------------------------------ conversions
     def numpy(self, *, force=False):
         """The numpy array behind this tensor: same memory, no copy."""
         if _trace_warner is not None:
             _trace_warner("NumPy array")
-        if self.is_cuda:
+        if not self.is_cpu:
             if force:
                 return self._data.get()
             raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() "
@@ -570,6 +575,8 @@ class Tensor:
     def _item(self):
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        if self.is_meta:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         v = self._data.reshape(-1)[0]
         if not self.is_cpu:
             v = v.get()
@@ -686,7 +693,7 @@ class Tensor:
                  "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
                  "complex128": "ComplexDoubleTensor"}
         if dtype is None:
-            prefix = "torch." if self.is_cpu else "torch.cuda."
+            prefix = "torch." if self.is_cpu else f"torch.{self.device.type}."
             return prefix + names.get(self.dtype.name, "Tensor")
         if isinstance(dtype, str):
             rev = {v: k for k, v in names.items()}

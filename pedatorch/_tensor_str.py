@@ -288,7 +288,12 @@ def _str(self, tensor_contents=None):
     dtype = self.dtype
     default = D.get_default_dtype()
 
-    if data.size == 0:
+    if self.is_meta:   # no values to show: PyTorch prints "..." and the size, always
+        suffixes.append("size=" + str(tuple(data.shape)))
+        if dtype is not default:
+            suffixes.append("dtype=" + repr(dtype))
+        body = "..." if tensor_contents is None else tensor_contents
+    elif data.size == 0:
         if data.ndim != 1:
             suffixes.append("size=" + str(tuple(data.shape)))
         if dtype is not default:

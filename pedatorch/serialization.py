@@ -50,6 +50,7 @@ from ._tensor import Size, Tensor, UntypedStorage
 from .backend import address, as_strided, namespace, storage_root, to_host
 from .cuda import device_count as _cuda_device_count, is_available as _cuda_is_available
 from .nn.parameter import Parameter
+from .ops.creation import empty_strided
 
 __all__ = ["DEFAULT_PROTOCOL", "LoadEndianness", "SourceChangeWarning", "add_safe_globals", "clear_safe_globals",
            "get_safe_globals", "safe_globals", "get_default_load_endianness", "set_default_load_endianness",
@@ -260,6 +261,9 @@ class _Pickler(pickle._Pickler):
         if isinstance(t, Parameter):   # the parameter wraps a plain tensor over the same storage
             return (_TorchName("torch._utils._rebuild_parameter"),
                     (Tensor._make(t._data), t.requires_grad, collections.OrderedDict()))
+        if t.is_meta:   # no storage to write: the shape, strides and dtype are the whole tensor
+            return (_TorchName("torch._utils._rebuild_meta_tensor_no_storage"),
+                    (t.dtype, tuple(t.shape), t.stride(), t.requires_grad))
         owner, offset, stride = _storage_of(t)
         record = self._record(owner, t.dtype, str(t.device))
         args = (record, offset, tuple(t.shape), stride, t.requires_grad, collections.OrderedDict())
@@ -400,6 +404,14 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
     return _apply_metadata(t, metadata)
 
 
+def _rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad):
+    _expect(isinstance(dtype, _dtype.dtype), "_rebuild_meta_tensor_no_storage", "a dtype", dtype)
+    _expect(isinstance(size, (tuple, list)) and isinstance(stride, (tuple, list)) and len(size) == len(stride)
+            and all(_is_int(v) and v >= 0 for v in (*size, *stride)), "_rebuild_meta_tensor_no_storage",
+            "sizes and strides", size)
+    return empty_strided(size, stride, dtype=dtype, device="meta", requires_grad=bool(requires_grad))
+
+
 def _apply_metadata(t, metadata):
     """torch saves a conjugated or negated view (``x.conj()`` of a complex x) as its storage plus a flag;
     pedatorch has no such lazy views, so the flag is applied to the values here (a copy)."""
@@ -465,6 +477,7 @@ def _torch_names():
              "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
              "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
              "torch._utils._rebuild_parameter": _rebuild_parameter,
+             "torch._utils._rebuild_meta_tensor_no_storage": _rebuild_meta_tensor_no_storage,
              "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
              "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
              "torch.Tensor": Tensor, "torch.nn.parameter.Parameter": Parameter,
@@ -487,7 +500,6 @@ _TORCH_NAMES = _torch_names()
 _NOT_IN_PEDATORCH = {
     "torch._utils._rebuild_sparse_tensor": "sparse tensors", "torch.serialization._get_layout": "sparse tensors",
     "torch._utils._rebuild_qtensor": "quantized tensors", "torch._utils._rebuild_nested_tensor": "nested tensors",
-    "torch._utils._rebuild_meta_tensor_no_storage": "meta tensors",
     "torch._utils._rebuild_wrapper_subclass": "tensor subclasses without storage",
     "torch._utils._rebuild_device_tensor_from_numpy": "tensors of devices other than cpu and cuda",
     "torch._utils._rebuild_device_tensor_from_cpu_tensor": "tensors of devices other than cpu and cuda"}

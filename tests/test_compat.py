@@ -49,7 +49,6 @@ RTOL = 1e-4
 EXACT = {"01_tensor_tour.py", "52_printing_dtypes.py"}
 
 XFAIL = {
-    "45_module_api.py": "no meta device (nn.Linear(..., device='meta'), to_empty)",
     "46_tensor_misc_api.py": "conj() is a conjugated copy, not a lazy view: is_conj() is False",
 }
 

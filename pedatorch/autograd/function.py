@@ -486,6 +486,8 @@ def _same_device_args(args):
         return [a.to(gpu) if isinstance(a, Tensor) and a.device != gpu else a for a in args]
     first = devices[0]
     other = next(d for d in devices if d != first)
+    if first.type == "meta" or other.type == "meta":   # (PyTorch's meta kernels word it their way)
+        raise RuntimeError(f"Tensor on device {other} is not on the expected device {first}!")
     raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                        f"{first} and {other}!")
 

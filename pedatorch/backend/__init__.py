@@ -11,7 +11,8 @@ code path serves both devices. Where numpy and cupy differ, the answer lives her
 ``as_strided``, ``to_host``), so that no op needs an ``if cupy:``. dtype names and constants
 (``np.float32``, ``np.inf``) are the same objects in both libraries and may be used anywhere.
 
-cupy is imported when a CUDA device is first used. Tests can register a stand-in CUDA backend
+cupy is imported when a CUDA device is first used. The meta device (``meta``: shapes without data) is a
+backend too, always there. Tests can register a stand-in CUDA backend
 (``pedatorch.backend.standin``): numpy inside, but an array type that, like cupy's, refuses to mix
 with numpy arrays, so an op that still calls numpy on a device array fails loudly in CI, on machines
 without a GPU.
@@ -166,6 +167,8 @@ def backend_of(arr):
         return CPU_BACKEND
     if _cuda is not None and isinstance(arr, _cuda.array_type):
         return _cuda
+    if type(arr) is MetaArray:
+        return META_BACKEND
     raise TypeError(f"pedatorch holds no arrays of type {type(arr).__name__}")
 
 
@@ -184,6 +187,8 @@ def namespace(*arrays):
             return np
         if _cuda is not None and isinstance(a, _cuda.array_type):
             return _cuda.xp
+        if type(a) is MetaArray:
+            return META_BACKEND.xp
     return np
 
 
@@ -193,12 +198,15 @@ def device_namespace(device):
         return np
     if device.type == "cuda":
         return cuda_backend().xp
+    if device.type == "meta":
+        return META_BACKEND.xp
     raise RuntimeError(f"pedatorch has no arrays on device type {device.type}")
 
 
 def is_array(x):
     """Is ``x`` an array of some backend (what ``isinstance(x, np.ndarray)`` asks, for every device)?"""
-    return isinstance(x, np.ndarray) or _cuda is not None and isinstance(x, _cuda.array_type)
+    return (isinstance(x, np.ndarray) or _cuda is not None and isinstance(x, _cuda.array_type)
+            or type(x) is MetaArray)
 
 
 def to_host(arr):
@@ -466,3 +474,7 @@ def is_shared_between_processes(arr):
         if isinstance(base, mmap.mmap):
             return True
     return False
+
+
+# the meta device is always there (it needs numpy alone); its module builds on the classes above
+from .meta import MetaArray, META_BACKEND, no_meta_kernel  # noqa: E402

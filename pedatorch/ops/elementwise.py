@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype as D
-from ..backend import namespace, CPU_ARRAY, is_array, select, writeable, maximum as tie_first_maximum, minimum as tie_first_minimum
+from ..backend import no_meta_kernel, namespace, CPU_ARRAY, is_array, select, writeable, maximum as tie_first_maximum, minimum as tie_first_minimum
 from .._layout import iterator_result, _empty_preserving_layout, check_no_input_overlap, partially_overlaps
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction, as_efficient_zero, is_efficient_zero, mark_efficient_zero
@@ -2149,6 +2149,7 @@ def signbit(input):
 
 def equal(input, other):
     """True when both have the same shape and elements."""
+    no_meta_kernel("equal", input._data, other._data)
     if input.shape != other.shape:
         return False
     return bool(namespace(input._data).array_equal(input._data, other._data))

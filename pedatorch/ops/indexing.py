@@ -42,7 +42,7 @@ from .._layout import (_iterator_layout, copy_in_format, in_format, relayout, fo
                        _empty_strided)
 from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed, _view_strides
 from .._dtype import is_float_np, to_opmath
-from ..backend import namespace, is_array, astype, CPU_ARRAY, CPU_BACKEND, ufunc_at, scatter_add as _scatter_add_at
+from ..backend import no_meta_kernel, namespace, is_array, astype, CPU_ARRAY, CPU_BACKEND, ufunc_at, scatter_add as _scatter_add_at
 
 # numpy, for what Python hands an index op (lists, numbers): made on the host, moved to the indexed
 # tensor's device once (``_on``, ``_advanced_key``)
@@ -259,6 +259,7 @@ def _advanced_key(t, adv, bounds=True):
                 if arr.shape[j] != shape[src]:
                     raise IndexError(f"The shape of the mask {shape_str(arr.shape)} at index {j} does not match "
                                      f"the shape of the indexed tensor {shape_str(shape)} at index {src}")
+            no_meta_kernel("nonzero", arr)   # (the mask's True count is the result's size)
             for j, coords in enumerate(xp.nonzero(_on(xp, arr))):
                 positions.append(dim + j)
                 arrays.append(coords)
@@ -1417,6 +1418,7 @@ def masked_select(input, mask, *, out=None):
     if m.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     broadcast_shapes_or_raise(m.shape, input._data.shape)
+    no_meta_kernel("masked_select", input._data, m)
     return write_out(out, MaskedSelect.apply(input, _index_arg(mask, m)))
 
 
@@ -1597,6 +1599,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
 def nonzero(input, *, out=None, as_tuple=False):
     arr = input._data
     xp = namespace(arr)
+    no_meta_kernel("nonzero", arr)
     if as_tuple:
         return tuple(Tensor._make(c.astype(np.int64)) for c in xp.nonzero(_nd(arr)))
     # PyTorch fills an (ndim, count) array and returns its transpose: strides (1, count) even for a 1-D input,

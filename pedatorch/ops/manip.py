@@ -23,7 +23,7 @@ from ..autograd.function import ArrayFunction, before_checks
 from ._util import wrap_dim, wrap_dims, register, write_out, shape_str, broadcast_shapes_or_raise, \
     result_np_dtype, _type_word, needed
 from .._layout import _empty_preserving_layout, in_format, copy_in_format
-from ..backend import namespace, device_namespace, scatter_add, CPU_BACKEND
+from ..backend import MetaArray, namespace, device_namespace, scatter_add, CPU_BACKEND
 from .shape import Diagonal, DiagonalEmbed, IndexEmbed, UnsafeView, _Ctx
 
 __all__ = ["flip", "fliplr", "flipud", "roll", "rot90", "tile", "repeat_interleave", "tril", "triu",
@@ -224,6 +224,10 @@ def _repeats_to_indices(repeats, output_size=None):
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
     if r.dtype.kind not in "iu":
         raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{_type_word(r.dtype)}'")
+    if type(r) is MetaArray:   # (the result's size is the sum of the repeats, which a meta tensor lacks)
+        if output_size is None:
+            raise RuntimeError("cannot repeat_interleave a meta tensor without output_size")
+        return Tensor._make(namespace(r).empty(output_size, r.dtype))
     if (r < 0).any():
         raise RuntimeError("repeats can not be negative")
     if output_size is not None and int(r.sum()) != output_size:

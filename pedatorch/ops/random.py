@@ -52,7 +52,7 @@ import numpy as np
 from .. import _dtype as D
 from .._random import Generator, DeviceDraws, _get_generator, _device_generator, _libm
 from .._device import as_device, factory_device
-from ..backend import device_namespace, namespace, to_host, is_array
+from ..backend import META_BACKEND, device_namespace, namespace, to_host, is_array
 from .._tensor import Tensor, preserve_format
 from ..autograd.function import ArrayFunction
 from ..autograd.grad_mode import _state
@@ -442,6 +442,8 @@ def _generator_for(generator, device):
     ``Generator``, or the ``DeviceDraws`` of a CUDA device."""
     if device is not None and device.type == "cuda":
         return _device_generator(generator, device)
+    if device is not None and device.type == "meta":   # draws nothing, moves no generator
+        return DeviceDraws(META_BACKEND.rng, META_BACKEND.xp)
     return _get_generator(generator)
 
 

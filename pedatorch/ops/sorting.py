@@ -23,7 +23,7 @@ import numpy as np
 
 from .._layout import in_format, like_empty_like
 from .._tensor import Tensor
-from ..backend import namespace, scatter_add, argsort_stable
+from ..backend import no_meta_kernel, namespace, scatter_add, argsort_stable
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, register, write_out, shape_str, _type_word, check_kernel_dtype
 from .._dtype import is_float_np, is_inexact_np
@@ -486,6 +486,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
     Returns a tensor, or a tuple ``(values[, inverse][, counts])``.
     """
+    no_meta_kernel("_unique2", input._data)
     if dim is None:
         outs = Unique.apply(input, bool(return_inverse), bool(return_counts))
     else:
@@ -535,6 +536,7 @@ class UniqueConsecutive(ArrayFunction):
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse consecutive equal elements (``dim``: consecutive equal slices along ``dim``)."""
+    no_meta_kernel("unique_consecutive", input._data)
     d = None if dim is None else wrap_dim(_check_dim(dim), input._data.ndim)
     if d is not None and input._data.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._device import as_device, factory_device
-from ..backend import namespace, device_namespace, is_array
+from ..backend import no_meta_kernel, namespace, device_namespace, is_array
 from .._tensor import Tensor
 from .._layout import iterator_result
 from ..autograd.function import ArrayFunction
@@ -722,7 +722,8 @@ def is_nonzero(input):
 
 def bincount(input, weights=None, minlength=0):
     xp = namespace(input._data)
-    check_kernel_dtype("bincount_cpu", input._data.dtype, "iu")   # (the dispatch refuses floats and bool first)
+    check_kernel_dtype("bincount_cpu", input._data.dtype, "iu")
+    no_meta_kernel("bincount", input._data)   # (the dispatch refuses floats and bool first)
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     if input._data.ndim != 1 or input._data.size and input._data.min() < 0:

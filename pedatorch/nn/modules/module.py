@@ -383,7 +383,11 @@ class Module:
                 continue
             with no_grad():
                 new = fn(param)
-            if new is not param:
+            if new is not param and new.is_meta != param.is_meta:
+                # onto or off the meta device: PyTorch cannot swap a meta tensor's storage in place, so the
+                # Parameter is a new one (an optimizer made before ``to_empty`` holds the old ones)
+                param = self._parameters[key] = Parameter(new, param.requires_grad)
+            elif new is not param:
                 param.data = new  # (through the property: a lazy placeholder allows only that)
             if param.grad is not None:
                 with no_grad():
@@ -404,10 +408,24 @@ class Module:
 
         def convert(t):
             dtype = dt if t.is_floating_point() or t.is_complex() else None
-            if fmt is not None and t.dim() in (4, 5):  # as PyTorch: a memory format only for 4-d/5-d tensors
-                return t.to(device=dev, dtype=dtype, memory_format=fmt)
-            return t.to(device=dev, dtype=dtype)
+            try:
+                if fmt is not None and t.dim() in (4, 5):  # as PyTorch: a memory format only for 4-d/5-d tensors
+                    return t.to(device=dev, dtype=dtype, memory_format=fmt)
+                return t.to(device=dev, dtype=dtype)
+            except NotImplementedError as e:
+                if t.is_meta:
+                    raise NotImplementedError(f"{e} Please use torch.nn.Module.to_empty() instead of "
+                                              "torch.nn.Module.to() when moving module from meta to a different "
+                                              "device.") from None
+                raise
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Move the parameters and buffers to ``device`` without copying their values: each becomes
+        ``empty_like`` itself there (uninitialised). The way out of the meta device: build a model there
+        (``with torch.device('meta'):``), then ``to_empty(device='cpu')`` and initialise or load it."""
+        from ...ops.creation import empty_like
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def cuda(self, device=None):
         return self._apply(lambda t: t.cuda(device))
@@ -519,6 +537,11 @@ class Module:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
                                   f"checkpoint, the shape in current model is {param.shape}.")
                 continue
+            if param.is_meta and not value.is_meta and not assign:
+                warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter in "
+                              "the current model, which is a no-op. (Did you mean to pass `assign=True` to assign "
+                              "items in the state dictionary to their corresponding key in the module instead of "
+                              "copying them in place?)", stacklevel=2)
             try:
                 if assign:
                     if isinstance(param, Parameter):
