@@ -23,7 +23,7 @@ from . import _dtype as D
 from ._device import CPU, as_device, device_of, to_device_array
 from ._dtype import is_float_np
 from ._layout import dense_if_empty, is_in_format
-from .backend import CPU_ARRAY, MetaArray, address, storage_root, device_namespace, to_host
+from .backend import CPU_ARRAY, MetaArray, address, as_strided, storage_root, device_namespace, to_host
 
 __all__ = ["Tensor", "Size"]
 
@@ -773,6 +773,9 @@ class Tensor:
         return new
 
     def __reduce_ex__(self, protocol):
+        if self.is_meta:   # no values: the shape, dtype and strides are the whole tensor
+            return (_rebuild_meta_tensor, (type(self), tuple(self.shape), self.dtype, self.stride(),
+                                           self._requires_grad))
         arr = to_host(self._data)
         return (_rebuild_tensor, (type(self), arr.copy(order="C"), self._requires_grad,
                                   str(self.device)))
@@ -833,6 +836,15 @@ def _rebuild_tensor(cls, arr, requires_grad, device="cpu"):
     t._init_from(arr, requires_grad)
     if device != "cpu":
         t._data = to_device_array(arr, as_device(device))
+    return t
+
+
+def _rebuild_meta_tensor(cls, shape, dtype, stride, requires_grad):
+    """A meta tensor from its pickle: a flat meta array as long as the strides reach, viewed with them."""
+    n = 1 + sum((s - 1) * st for s, st in zip(shape, stride)) if all(shape) else 0
+    flat = device_namespace(as_device("meta")).empty(max(n, 1), dtype.np)
+    t = _new(cls)
+    t._init_from(as_strided(flat, shape, tuple(st * flat.itemsize for st in stride)), requires_grad)
     return t
 
 

@@ -167,3 +167,14 @@ def test_save_and_load_keep_meta_tensors(torch, tmp_path):
     for d in (ours, back):
         assert [_repr(v) for v in d.values()] == [_repr(v) for v in theirs.values()]
         assert d["m"].stride() == (1, 4) and type(d["p"]) is pnn.Parameter
+
+
+def test_pickle_and_deepcopy_keep_meta_tensors_without_data():
+    import copy
+    import pickle
+    x = pt.empty(3, 4, device="meta", dtype=pt.bfloat16).t()
+    y = pickle.loads(pickle.dumps(x))
+    assert y.is_meta and y.dtype is pt.bfloat16 and y.shape == (4, 3) and y.stride() == (1, 4)
+    assert len(pickle.dumps(pt.empty(1000, 1000, device="meta"))) < 1000
+    w = copy.deepcopy(pnn.Linear(2, 3, device="meta")).weight
+    assert w.is_meta and type(w) is pnn.Parameter and w.shape == (3, 2)

@@ -47,6 +47,15 @@ class MetaArray(WrappedArray):
     def get(self):
         raise NotImplementedError(NO_DATA)
 
+    # copies are new untouched zeros (numpy's would write every byte)
+    def copy(self, order="K"):
+        return MetaArray(zeros_like_layout(self._a))
+
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        if not copy and np.dtype(dtype) == self._a.dtype:
+            return self
+        return MetaArray(zeros_like_layout(self._a, dtype))
+
     def __repr__(self):
         return f"meta_array(shape={self._a.shape}, dtype={self._a.dtype})"
 
@@ -63,10 +72,11 @@ def no_meta_kernel(name, *arrays):
                                   "no fake impl or Meta kernel registered.")
 
 
-def zeros_like_layout(a):
-    """Untouched zeros with ``a``'s shape, dtype and memory order (the dims laid out as ``a``'s strides say)."""
+def zeros_like_layout(a, dtype=None):
+    """Untouched zeros with ``a``'s shape, dtype (or ``dtype``) and memory order (the dims laid out as ``a``'s
+    strides say)."""
     order = sorted(range(a.ndim), key=lambda d: -abs(a.strides[d]))
-    z = np.zeros([a.shape[d] for d in order], a.dtype)
+    z = np.zeros([a.shape[d] for d in order], a.dtype if dtype is None else dtype)
     return z.transpose(np.argsort(order))
 
 
@@ -94,8 +104,7 @@ class _MetaNamespace(Namespace):
         if shape is not None or order != "K":
             return MetaArray(np.zeros(inner.shape if shape is None else shape,
                                       inner.dtype if dtype is None else dtype, "F" if order == "F" else "C"))
-        z = zeros_like_layout(inner)
-        return MetaArray(z if dtype is None else z.astype(dtype))
+        return MetaArray(zeros_like_layout(inner, dtype))
 
     zeros_like = ones_like = empty_like
 
