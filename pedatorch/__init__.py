@@ -17,6 +17,9 @@ from ._dtype import (dtype, float32, float, float64, double, float16, half, bflo
 from ._device import device, default_device as _default_device, set_default_device
 from ._tensor import (Tensor, Size, strided, contiguous_format, preserve_format, channels_last, channels_last_3d,
                       UntypedStorage)
+from . import storage  # noqa: F401  (torch.storage)
+from .storage import TypedStorage, LEGACY_STORAGES as _LEGACY_STORAGES
+globals().update(_LEGACY_STORAGES)   # torch.FloatStorage, torch.LongStorage, ...
 from . import ops as _ops  # noqa: F401  (attaches the methods to Tensor)
 from .ops.elementwise import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
@@ -53,7 +56,7 @@ def is_tensor(obj):
 
 
 def is_storage(obj):
-    return isinstance(obj, UntypedStorage)
+    return isinstance(obj, (UntypedStorage, TypedStorage))
 
 
 def is_floating_point(input):

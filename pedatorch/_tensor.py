@@ -23,6 +23,7 @@ from . import _dtype as D
 from ._device import CPU, as_device, device_of, to_device_array
 from ._dtype import is_float_np
 from ._layout import dense_if_empty, is_in_format
+from .storage import TypedStorage, UntypedStorage, _warn_typed_storage_removal
 from .backend import CPU_ARRAY, MetaArray, address, as_strided, storage_root, device_namespace, to_host
 
 __all__ = ["Tensor", "Size"]
@@ -87,42 +88,6 @@ contiguous_format = _MemoryFormat("contiguous_format")
 preserve_format = _MemoryFormat("preserve_format")
 channels_last = _MemoryFormat("channels_last")
 channels_last_3d = _MemoryFormat("channels_last_3d")
-
-
-class UntypedStorage:
-    """The flat memory block behind a tensor and all its views."""
-
-    def __init__(self, owner):
-        self._owner = owner
-
-    def data_ptr(self):
-        return address(self._owner)
-
-    def nbytes(self):
-        return self._owner.nbytes
-
-    def size(self):
-        return self.nbytes()
-
-    __len__ = size
-
-    @property
-    def device(self):
-        return device_of(self._owner)
-
-    # moving a storage: what a ``map_location`` function of ``pedatorch.load`` calls (``storage.cuda(1)``)
-    def cpu(self):
-        return self if type(self._owner) is CPU_ARRAY else UntypedStorage(to_host(self._owner))
-
-    def cuda(self, device=None, non_blocking=False):
-        dev = as_device("cuda" if device is None else f"cuda:{device}" if isinstance(device, int) else device)
-        return UntypedStorage(to_device_array(self._owner, dev))
-
-    def __repr__(self):
-        data = to_host(self._owner).reshape(-1).view(np.uint8)
-        body = "\n".join(f" {int(b)}" for b in data[:20])
-        more = "\n ..." if len(data) > 20 else ""
-        return f"{body}{more}\n[torch.storage.UntypedStorage(device={self.device}) of size {self.nbytes()}]"
 
 
 # How a view was made (PyTorch's CreationMeta): all but DEFAULT forbid rebasing its history after an
@@ -485,10 +450,13 @@ class Tensor:
         return 0 if self.is_meta else address(self._data)   # (a meta tensor has no memory to point at)
 
     def untyped_storage(self):
-        return UntypedStorage(storage_root(self._data))
+        """The bytes of the memory this tensor views (shared with its base and every view of it)."""
+        return UntypedStorage._wrap(storage_root(self._data))
 
     def storage(self):
-        return self.untyped_storage()
+        """The same memory as elements of this tensor's dtype (PyTorch's deprecated TypedStorage)."""
+        _warn_typed_storage_removal()
+        return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
 
     def dim_order(self, *, ambiguity_check=False):
         """The dims from the outermost in memory to the innermost: (0, 1, ..., n-1) for a contiguous tensor,

@@ -193,7 +193,7 @@ def _parse(data):
         raise _error("incomplete metadata, file not fully covered")
     tensors = {}
     for name, (begin, stop), dtype, shape in entries:
-        storage = UntypedStorage(_own_bytes(body[begin:stop]))
+        storage = UntypedStorage._wrap(_own_bytes(body[begin:stop]))
         if sys.byteorder == "big" and dtype.itemsize > 1:
             storage._owner.view(dtype.np).byteswap(inplace=True)
         stride = [1] * len(shape)

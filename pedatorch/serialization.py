@@ -46,7 +46,8 @@ import numpy as np
 
 from . import _dtype
 from ._device import device
-from ._tensor import Size, Tensor, UntypedStorage
+from ._tensor import Size, Tensor
+from .storage import TypedStorage, UntypedStorage, storage_view
 from .backend import address, as_strided, namespace, storage_root, to_host
 from .cuda import device_count as _cuda_device_count, is_available as _cuda_is_available
 from .nn.parameter import Parameter
@@ -271,8 +272,8 @@ class _Pickler(pickle._Pickler):
             return _TorchName("torch._utils._rebuild_tensor_v2"), args
         return _TorchName("torch._utils._rebuild_tensor_v3"), args + (t.dtype,)
 
-    def _record(self, owner, dtype, location):
-        name = _STORAGE_NAMES.get(dtype.name)
+    def _record(self, owner, dtype, location, untyped=False):
+        name = None if untyped else _STORAGE_NAMES.get(dtype.name)
         storage_type = _TorchName(f"torch.{name}" if name else "torch.storage.UntypedStorage")
         # a storage is known by where its memory is (a device array's .base may be a new wrapper each time)
         where = (location, address(owner), owner.nbytes)
@@ -286,6 +287,9 @@ class _Pickler(pickle._Pickler):
         return record
 
     def persistent_id(self, obj):
+        if isinstance(obj, (TypedStorage, UntypedStorage)):   # a storage saved by itself (``save(x.storage())``)
+            untyped = obj.untyped()
+            obj = self._record(untyped._owner, obj.dtype, str(untyped.device), untyped=type(obj) is UntypedStorage)
         if type(obj) is _StorageRecord:
             return ("storage", obj.storage_type, obj.key, obj.location, obj.numel)
         return None
@@ -325,42 +329,17 @@ def _storage_bytes(owner):
     return to_host(owner.reshape(-1, order="A").view(np.uint8))
 
 
-class _TypedStorage:
-    """What a storage reference in a file loads as: the bytes (an UntypedStorage, on its device) and the
-    element type named by its storage type (torch.FloatStorage: float32)."""
-
-    def __init__(self, untyped, dtype):
-        self.untyped, self.dtype = untyped, dtype
-
-
 def _tensor_from_storage(storage, dtype, storage_offset, size, stride, requires_grad):
     """A tensor viewing ``storage`` (an UntypedStorage) as ``dtype`` elements, as ``Tensor.set_`` would.
 
     Tensors of one storage view one array, so they share memory as they did when saved. The sizes and
-    strides come from the file: they are checked to stay inside the storage before any view is made."""
+    strides come from the file: they are checked to be integers here, and to stay inside the storage by
+    ``storage_view``, before any view is made."""
     if not (_is_int(storage_offset) and isinstance(size, tuple) and isinstance(stride, tuple)
             and len(size) == len(stride) and all(_is_int(n) and n >= 0 for n in size) and all(map(_is_int, stride))):
         raise pickle.UnpicklingError(f"malformed tensor in the file: storage offset {storage_offset!r:.40}, "
                                      f"size {size!r:.80}, stride {stride!r:.80}")
-    raw = storage._owner
-    if raw.nbytes % dtype.itemsize:
-        raise RuntimeError(f"a storage of {raw.nbytes} bytes cannot hold elements of {dtype} "
-                           f"({dtype.itemsize} bytes each)")
-    elements = raw.view(dtype.np)
-    numel = 1
-    for n in size:
-        numel *= n
-    if numel:
-        last = storage_offset + sum((n - 1) * s for n, s in zip(size, stride))
-        if storage_offset < 0 or min(stride, default=0) < 0 or last >= elements.size:
-            raise RuntimeError(
-                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {storage_offset}, and "
-                f"itemsize {dtype.itemsize} requiring a storage size of {(last + 1) * dtype.itemsize} are out of "
-                f"bounds for storage of size {raw.nbytes}")
-        start = elements[storage_offset:]
-    else:
-        start = elements[:0]
-    view = as_strided(start, size, tuple(s * dtype.itemsize for s in stride))
+    view = storage_view(storage, dtype.np, storage_offset, size, stride)
     t = Tensor._make(view)
     if requires_grad:
         t.requires_grad_(True)
@@ -387,20 +366,20 @@ def _expect(ok, function, what, got):
 
 # torch._utils' rebuild functions, as the loader calls them for the names in data.pkl
 def _rebuild_tensor(storage, storage_offset, size, stride):
-    _expect(isinstance(storage, _TypedStorage), "_rebuild_tensor", "a storage", storage)
-    return _tensor_from_storage(storage.untyped, storage.dtype, storage_offset, size, stride, False)
+    _expect(isinstance(storage, TypedStorage), "_rebuild_tensor", "a storage", storage)
+    return _tensor_from_storage(storage.untyped(), storage.dtype, storage_offset, size, stride, False)
 
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
-    _expect(isinstance(storage, _TypedStorage), "_rebuild_tensor_v2", "a storage", storage)
-    t = _tensor_from_storage(storage.untyped, storage.dtype, storage_offset, size, stride, requires_grad)
+    _expect(isinstance(storage, TypedStorage), "_rebuild_tensor_v2", "a storage", storage)
+    t = _tensor_from_storage(storage.untyped(), storage.dtype, storage_offset, size, stride, requires_grad)
     return _apply_metadata(t, metadata)
 
 
 def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None):
-    _expect(isinstance(storage, _TypedStorage), "_rebuild_tensor_v3", "a storage", storage)
+    _expect(isinstance(storage, TypedStorage), "_rebuild_tensor_v3", "a storage", storage)
     _expect(isinstance(dtype, _dtype.dtype), "_rebuild_tensor_v3", "a dtype", dtype)
-    t = _tensor_from_storage(storage.untyped, dtype, storage_offset, size, stride, requires_grad)
+    t = _tensor_from_storage(storage.untyped(), dtype, storage_offset, size, stride, requires_grad)
     return _apply_metadata(t, metadata)
 
 
@@ -542,12 +521,14 @@ class _Loading:
             raw = self.archive.storage(key, numel * storage_type.dtype.itemsize)
             if self.archive.byteorder != sys.byteorder and storage_type.dtype.itemsize > 1:
                 raw.view(storage_type.dtype.np).byteswap(inplace=True)
-            restored = self.restore_location(UntypedStorage(raw), location)
+            restored = self.restore_location(UntypedStorage._wrap(raw), location)
             if not isinstance(restored, UntypedStorage):
                 raise TypeError(f"map_location must return a storage (or None), but returned "
                                 f"{type(restored).__name__}")
             self.storages[key] = restored
-        return _TypedStorage(self.storages[key], storage_type.dtype)
+        # (a TypedStorage, as PyTorch's loader gives: the tensors' rebuild functions take it, and a storage
+        # saved by itself loads as one)
+        return TypedStorage(wrap_storage=self.storages[key], dtype=storage_type.dtype, _internal=True)
 
 
 class _Unpickler(_Loading, pickle.Unpickler):

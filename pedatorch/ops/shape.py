@@ -17,6 +17,7 @@ import numpy as np
 
 from .._layout import check_no_partial_overlap, copy_in_format
 from .._tensor import Tensor, Size, contiguous_format, preserve_format
+from ..storage import TypedStorage, storage_view
 from ..backend import storage_root as _storage_root, address as _address, as_strided as _as_strided, namespace
 from ..backend import CPU_ARRAY, host_view_at, scatter_add, writeable as _writeable, share_between_processes, is_shared_between_processes
 from ..autograd.function import ArrayFunction
@@ -1297,13 +1298,30 @@ def _as_subclass(self, cls):
     return out
 
 
-def _set_(self, source=None):
-    """Make the tensor look at ``source``'s memory, as ``source`` does (with no argument: at nothing, 0 elements)."""
+def _set_(self, source=None, storage_offset=0, size=None, stride=None):
+    """Make the tensor look at ``source``'s memory: as the tensor ``source`` does, or at a storage's elements
+    from ``storage_offset`` with ``size`` and ``stride`` (by default all of them, contiguous). With no
+    argument: at nothing, 0 elements."""
     from ..autograd.function import check_inplace
     check_inplace(self)
-    self._data = source._data if source is not None else namespace(self._data).empty(0, dtype=self._data.dtype)
+    if source is None:
+        self._data = namespace(self._data).empty(0, dtype=self._data.dtype)
+    elif isinstance(source, Tensor):
+        self._data = source._data
+    else:
+        self._data = _storage_view(source, self._data.dtype, storage_offset, size, stride)
     self._bump_version()
     return self
+
+
+def _storage_view(storage, np_dtype, offset, size, stride):
+    """An array over a storage's memory, as ``set_`` views it (elements of ``np_dtype``)."""
+    if isinstance(storage, TypedStorage):
+        if storage.dtype.np != np_dtype:
+            raise RuntimeError(f"Expected a Storage of type {_type_word(np_dtype).lower()} or an UntypedStorage, "
+                               f"but got type {_type_word(storage.dtype.np)} for argument 1 'storage'")
+        storage = storage.untyped()
+    return storage_view(storage, np_dtype, offset, size, stride)
 
 
 def _module_load(self, other, assign=False):
