@@ -16,7 +16,7 @@ from ._dtype import (dtype, float32, float, float64, double, float16, half, bflo
                      complex128, cdouble, promote_types, get_default_dtype, set_default_dtype, finfo, iinfo)
 from ._device import device, default_device as _default_device, set_default_device
 from ._tensor import (Tensor, Size, strided, contiguous_format, preserve_format, channels_last, channels_last_3d,
-                      UntypedStorage)
+                      UntypedStorage, layout, memory_format)
 from . import storage  # noqa: F401  (torch.storage)
 from .storage import TypedStorage, LEGACY_STORAGES as _LEGACY_STORAGES
 globals().update(_LEGACY_STORAGES)   # torch.FloatStorage, torch.LongStorage, ...
@@ -101,12 +101,23 @@ def get_default_device():
     return d
 
 
+# torch.use_deterministic_algorithms: remembered and reported (every pedatorch kernel is deterministic already)
+_deterministic = {"mode": False, "warn_only": False}
+
+
 def use_deterministic_algorithms(mode, *, warn_only=False):
-    pass
+    if not isinstance(mode, _builtins.bool):
+        raise TypeError(f"_set_deterministic_algorithms(): argument 'mode' (position 1) must be bool, not "
+                        f"{type(mode).__name__}")
+    _deterministic["mode"], _deterministic["warn_only"] = mode, _builtins.bool(warn_only)
 
 
 def are_deterministic_algorithms_enabled():
-    return False
+    return _deterministic["mode"]
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    return _deterministic["warn_only"]
 
 
 def set_num_threads(n):
@@ -195,11 +206,82 @@ def set_default_tensor_type(t):
 
 
 def get_deterministic_debug_mode():
-    return 0
+    """0 (default), 1 (warn) or 2 (error): what use_deterministic_algorithms set."""
+    if not _deterministic["mode"]:
+        return 0
+    return 1 if _deterministic["warn_only"] else 2
 
 
-def set_deterministic_debug_mode(mode):
-    pass
+def set_deterministic_debug_mode(debug_mode):
+    if isinstance(debug_mode, str):
+        names = {"default": 0, "warn": 1, "error": 2}
+        if debug_mode not in names:
+            raise RuntimeError(f"invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
+                               f"{debug_mode}")
+        debug_mode = names[debug_mode]
+    elif not isinstance(debug_mode, _builtins.int) or isinstance(debug_mode, _builtins.bool):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
+    use_deterministic_algorithms(debug_mode > 0, warn_only=debug_mode == 1)
+
+
+# ---------------------------------------------------------------- torch.compile's helpers, run eagerly
+def cond(pred, true_fn, false_fn, operands=()):
+    """``torch.cond``: ``true_fn(*operands)`` if ``pred`` else ``false_fn(*operands)`` (eagerly, a Python if)."""
+    return true_fn(*operands) if pred else false_fn(*operands)
+
+
+def while_loop(cond_fn, body_fn, carried_inputs):
+    """``torch.while_loop``: apply ``body_fn`` to the carried values while ``cond_fn`` holds (eagerly)."""
+    values = tuple(carried_inputs)
+    while cond_fn(*values):
+        values = tuple(body_fn(*values))
+    return values
+
+
+# symbolic-shape helpers: on plain Python numbers they are the builtins
+def sym_int(a):
+    return _builtins.int(a)
+
+
+def sym_float(a):
+    return _builtins.float(a)
+
+
+def sym_max(a, b):
+    return _builtins.max(a, b)
+
+
+def sym_min(a, b):
+    return _builtins.min(a, b)
+
+
+def sym_not(a):
+    return not a
+
+
+def sym_sqrt(a):
+    return _math.sqrt(a)
+
+
+def sym_ite(b, t, f):
+    return t if b else f
+
+
+def sym_sum(args):
+    return _builtins.sum(args)
+
+
+def get_device_module(device=None):
+    """The module of a device type (``torch.cuda`` for "cuda"); the current accelerator's, else torch.cpu."""
+    if device is None:
+        return cuda if cuda.is_available() else cpu
+    name = str(device).split(":")[0]   # (a device prints as "cuda:0")
+    modules = {"cpu": cpu, "cuda": cuda, "mps": mps, "xpu": xpu}
+    if name not in modules:
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'torch.{name}'.")
+    return modules[name]
 
 from . import nn, optim, utils  # noqa: E402,F401  (torch.nn, torch.optim, torch.utils.data as in PyTorch)
 from .utils import checkpoint as _checkpoint, data as _data  # noqa: E402,F401  (torch.utils.data, .checkpoint)
@@ -290,10 +372,9 @@ BoolTensor = _legacy_type("BoolTensor", bool)
 
 _ops._util.add_numpy_names(globals())  # torch.sum(x, axis=0, keepdims=True), as PyTorch's argument parser allows
 
-from . import random, compiler, multiprocessing, distributed, profiler  # noqa: E402,F401  (torch.random, ...)
+from . import random, compiler, multiprocessing, distributed, profiler, hub  # noqa: E402,F401  (torch.random, ...)
 
 # torch.pi, torch.e, ...: Python's constants, as PyTorch re-exports them
 import math as _math  # noqa: E402
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 newaxis = None
-del _math

@@ -23,7 +23,7 @@ from . import _dtype as D
 from ._device import CPU, as_device, device_of, to_device_array
 from ._dtype import is_float_np
 from ._layout import dense_if_empty, is_in_format
-from .storage import TypedStorage, UntypedStorage, _warn_typed_storage_removal
+from .storage import TypedStorage, UntypedStorage, legacy_class, _warn_typed_storage_removal
 from .backend import CPU_ARRAY, MetaArray, address, as_strided, storage_root, device_namespace, to_host
 
 __all__ = ["Tensor", "Size"]
@@ -65,7 +65,9 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
-class _Layout:
+class layout:
+    """``torch.layout``: how a tensor's elements are stored (``torch.strided``: sizes and strides)."""
+
     def __init__(self, name):
         self.name = name
 
@@ -73,10 +75,12 @@ class _Layout:
         return "torch." + self.name
 
 
-strided = _Layout("strided")
+strided = layout("strided")
 
 
-class _MemoryFormat:
+class memory_format:
+    """``torch.memory_format``: an order of a tensor's dims in memory (``contiguous_format``, ``channels_last``)."""
+
     def __init__(self, name):
         self.name = name
 
@@ -84,10 +88,10 @@ class _MemoryFormat:
         return "torch." + self.name
 
 
-contiguous_format = _MemoryFormat("contiguous_format")
-preserve_format = _MemoryFormat("preserve_format")
-channels_last = _MemoryFormat("channels_last")
-channels_last_3d = _MemoryFormat("channels_last_3d")
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
 
 
 # How a view was made (PyTorch's CreationMeta): all but DEFAULT forbid rebasing its history after an
@@ -448,6 +452,13 @@ class Tensor:
 
     def data_ptr(self):
         return 0 if self.is_meta else address(self._data)   # (a meta tensor has no memory to point at)
+
+    const_data_ptr = data_ptr
+
+    def storage_type(self):
+        """The legacy storage class of this tensor's dtype (``torch.FloatStorage`` for float32)."""
+        _warn_typed_storage_removal()
+        return legacy_class(self.dtype)
 
     def untyped_storage(self):
         """The bytes of the memory this tensor views (shared with its base and every view of it)."""

@@ -18,7 +18,7 @@ from . import _dtype as D
 from ._device import as_device, device_of, factory_device, to_device_array
 from .backend import CPU_ARRAY, address, as_strided, device_namespace, to_host
 
-__all__ = ["UntypedStorage", "TypedStorage", "LEGACY_STORAGES", "storage_view"]
+__all__ = ["UntypedStorage", "TypedStorage", "LEGACY_STORAGES", "legacy_class", "storage_view"]
 
 _warned = [False]
 
@@ -373,3 +373,8 @@ _LEGACY_NAMES = {"float32": "FloatStorage", "float64": "DoubleStorage", "float16
 LEGACY_STORAGES = {name: _LegacyStorageMeta(name, (TypedStorage,), {"dtype": getattr(D, dtype_name),
                                                                      "__module__": "torch"})
                    for dtype_name, name in _LEGACY_NAMES.items()}
+
+
+def legacy_class(dtype):
+    """The legacy storage class of ``dtype`` (``torch.FloatStorage`` for float32)."""
+    return LEGACY_STORAGES[_LEGACY_NAMES[dtype.name]]

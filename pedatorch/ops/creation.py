@@ -25,6 +25,7 @@ from ..autograd.grad_mode import _state
 from .._dtype import is_inexact_np
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "from_dlpack", "zeros", "ones", "full", "empty",
+           "empty_permuted",
            "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range", "linspace", "logspace",
            "eye", "empty_strided", "scalar_tensor", "frombuffer", "complex", "polar"]
 
@@ -330,6 +331,29 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     item = flat.itemsize
     arr = as_strided(flat, size, tuple(s * item for s in stride))
     return _finish(arr, device, requires_grad)
+
+
+@_allocating
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
+                   pin_memory=False):
+    """An empty tensor of ``size`` whose dims lie in memory in the order ``physical_layout`` (outermost
+    first): ``empty_permuted((2, 3, 4), (0, 2, 1))`` is laid out as channels-last is."""
+    size, order = tuple(size), tuple(physical_layout)
+    if len(size) != len(order):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(order)}")
+    for i, d in enumerate(order):
+        if not 0 <= d < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {len(size) - 1}, but got {d} "
+                               f"at index {i}).  NB: negative dims not currently supported; file an issue if you "
+                               f"want it.")
+    if len(set(order)) != len(order):
+        raise RuntimeError("Duplicate dim not allowed")
+    stride, step = [0] * len(size), 1
+    for d in reversed(order):   # the last dim of the layout is the innermost
+        stride[d] = step
+        step *= max(size[d], 1)
+    return empty_strided(size, stride, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def _fill_dtype(fill_value):

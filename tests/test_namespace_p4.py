@@ -1,0 +1,43 @@
+"""Small names of torch's namespace a program meets: the deterministic-algorithms flags, torch.cond /
+while_loop run eagerly, the sym_* helpers, torch.layout / memory_format, empty_permuted, storage_type,
+get_device_module -- each compared with PyTorch."""
+import pytest
+
+import pedatorch as pt
+
+from conftest import error_of
+
+
+def _norm(v):
+    return repr(v).replace("pedatorch", "torch")
+
+
+def _run(lib):
+    out = [lib.are_deterministic_algorithms_enabled(), lib.get_deterministic_debug_mode(),
+           lib.is_deterministic_algorithms_warn_only_enabled()]
+    lib.use_deterministic_algorithms(True, warn_only=True)
+    out += [lib.are_deterministic_algorithms_enabled(), lib.get_deterministic_debug_mode(),
+            lib.is_deterministic_algorithms_warn_only_enabled()]
+    for mode in ["error", 0, "warn", 1, "default", 5, "x", 1.5]:
+        out.append(error_of(lambda: lib.set_deterministic_debug_mode(mode)) or lib.get_deterministic_debug_mode())
+    out.append(error_of(lambda: lib.use_deterministic_algorithms("yes")))
+    lib.use_deterministic_algorithms(False)
+    out += [lib.cond(lib.tensor(True), lambda x: x + 1, lambda x: x - 1, (lib.ones(2),)),
+            lib.cond(False, lambda x: x + 1, lambda x: x - 1, (lib.ones(2),)),
+            lib.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * 2), (lib.tensor(0), lib.ones(2))),
+            (lib.sym_int(3.7), lib.sym_float(2), lib.sym_max(2, 3), lib.sym_min(1, 2), lib.sym_not(True),
+             lib.sym_sqrt(4), lib.sym_ite(True, 1, 2), lib.sym_sum([1, 2, 3])),
+            isinstance(lib.strided, lib.layout), isinstance(lib.channels_last, lib.memory_format),
+            isinstance(lib.strided, lib.memory_format), lib.ones(2).layout,
+            lib.ones(2).storage_type().__name__, lib.ones(2, dtype=lib.int64).storage_type().__name__,
+            lib.empty_permuted((2, 3, 4), (2, 0, 1)).stride(), lib.empty_permuted((2, 3), (1, 0)).shape,
+            lib.empty_permuted((2, 3), (1, 0), dtype=lib.int64).dtype,
+            lib.get_device_module("cpu").__name__.split(".")[-1], lib.get_device_module().__name__.split(".")[-1]]
+    for bad in [((2, 3), (0, 0)), ((2, 3), (0,)), ((2, 3), (0, 2))]:
+        out.append(error_of(lambda: lib.empty_permuted(*bad)))
+    return [_norm(v) for v in out]
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+def test_small_names_as_pytorch(torch):
+    assert _run(pt) == _run(torch)
