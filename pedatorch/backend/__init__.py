@@ -231,7 +231,7 @@ def astype(arr, np_dtype):
         # a negative float to uint8 is undefined in C, and CPUs and GPUs disagree; PyTorch goes through int64
         # on every device (-2.5 -> -2 -> 254), and so does pedatorch
         arr = arr.real.astype(np.int64) if arr.dtype.kind == "c" else arr.astype(np.int64)
-    with np.errstate(invalid="ignore"):   # NaN -> int: PyTorch converts silently (to INT_MIN on x86)
+    with np.errstate(invalid="ignore", over="ignore"):   # NaN -> int, a big int -> half: PyTorch converts silently
         return arr.astype(np_dtype)
 
 

@@ -200,14 +200,17 @@ def _is_half(*promoted):
 
 
 def _in_opmath(op, a, b, pa, pb):
-    """``op(a, b)`` with a float16/bfloat16 result, as PyTorch's CPU kernels compute it: in float32, a
-    scalar operand (a Python number, a 0-dim tensor) taken unrounded, the result rounded once.  numpy
-    would round the scalar to the half type first (``x * pi`` with pi as bfloat16: a different result).
-    ``pa``/``pb`` are the promoted operands, which give the result dtype."""
+    """``op(a, b)`` with a float16/bfloat16 result, as PyTorch's CPU kernels compute it: in float32 from the
+    operands cast to the result dtype (an int64 tensor's 2049 is 2048 in float16), the result rounded once;
+    but a one-element second operand (a Python number, a 0-dim tensor) is taken unrounded: ATen's kernel
+    reads a scalar ``b`` from its original value (numpy would round it to the half type first: ``x * pi``
+    with pi as bfloat16, a different result).  ``pa``/``pb`` are the promoted operands (in the result dtype)."""
     xp = namespace(a, b)
     dt = next(x.dtype for x in (pa, pb) if is_array(x))
+    if is_array(b) and b.size != 1:
+        b = pb
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return op(xp.asarray(a).astype(np.float32), xp.asarray(b).astype(np.float32)).astype(dt)
+        return op(xp.asarray(pa).astype(np.float32), xp.asarray(b).astype(np.float32)).astype(dt)
 
 
 def _conj(x):

@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
-from .._layout import in_format
+from .._layout import in_format, _iterator_layout, _preserved_strides
 from .._tensor import Tensor
 from ..backend import namespace, argsort_stable, accumulate, astype
 from ..autograd.function import ArrayFunction
@@ -143,11 +143,17 @@ class Nansum(ArrayFunction):
     def forward(ctx, x, dims, keepdim, np_dtype):
         ctx.save_for_backward(x)
         ctx.dims, ctx.keepdim = dims, keepdim
+        strides = [st // x.itemsize for st in x.strides]
+        if np_dtype is not None and x.dtype != np_dtype:
+            x = astype(x, np_dtype)   # (dtype=: cast first, as for sum, into a copy laid out as empty_like(x))
+            strides = _preserved_strides(x.shape, strides)
         # the NaNs replaced by 0 here, not by numpy's nansum: it only knows its own float dtypes (a bfloat16
         # NaN would stay and make the sum NaN)
         xp = namespace(x)
-        x = xp.where(xp.isnan(x), x.dtype.type(0), x)
-        return _accumulate("sum", x, np_dtype, axis=dims, keepdims=keepdim)
+        zeroed = xp.where(xp.isnan(x), x.dtype.type(0), x)
+        if D.is_reduced_np(x.dtype) and x.size:
+            return _nansum_reduced(zeroed, strides, dims, keepdim)
+        return _accumulate("sum", zeroed, None, axis=dims, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -157,6 +163,47 @@ class Nansum(ArrayFunction):
         return g * x.isnan().logical_not(), None, None, None  # (a product, as PyTorch's formula)
 
 
+def _nansum_reduced(x, strides, dims, keepdim):
+    """nansum of float16/bfloat16 ``x`` (NaNs already 0; ``strides``: the input's, in elements), rounded as
+    ATen's CPU kernel rounds it. sum adds everything up in a float32 buffer; nansum has none: it adds up in
+    float32 only the first run of reduced dims in TensorIterator's order (the fastest in memory, with the
+    dims that coalesce with it), and adds each such partial sum, rounded to x's dtype, to the result, which
+    is rounded after each addition. Over one run (one dim, or dims adjacent in memory) that is one rounding,
+    as for sum.  (Single-threaded order: ATen splits reductions of 32768+ elements between threads.)"""
+    xp = namespace(x)
+    dims = tuple(sorted(dims))
+    # TensorIterator's order of the reduced dims (a size-1 one kept by keepdim has a stride in the result:
+    # it sorts as a kept dim, behind them); size-1 dims then coalesce away
+    ranked = [d for d in dims if not (keepdim and x.shape[d] == 1)]
+    order = [ranked[i] for i in _iterator_layout([x.shape[d] for d in ranked], [[strides[d] for d in ranked]])]
+    order = [d for d in order if x.shape[d] != 1]
+    run = order[:1]
+    for d in order[1:]:
+        if strides[run[-1]] * x.shape[run[-1]] != strides[d]:
+            break
+        run.append(d)
+    outer = order[len(run):]
+    if not outer:
+        return _accumulate("sum", x, None, axis=dims, keepdims=keepdim)
+    kept = [d for d in range(x.ndim) if d not in dims]
+    kept_shape = tuple(x.shape[d] for d in kept)
+    # kept dims first, then the other reduced dims (the fastest last: the order the partials are added in)
+    ones = [d for d in dims if x.shape[d] == 1]
+    y = xp.transpose(x, kept + ones + outer[::-1] + run[::-1])
+    n_run = 1
+    for d in run:
+        n_run *= x.shape[d]
+    f32 = np.float32
+    with np.errstate(over="ignore", invalid="ignore"):
+        partials = y.reshape(kept_shape + (-1, n_run)).sum(-1, dtype=f32).astype(x.dtype)
+        out = xp.zeros(kept_shape, dtype=x.dtype)
+        for k in range(partials.shape[-1]):
+            out = (out.astype(f32) + partials[..., k].astype(f32)).astype(x.dtype)
+    if keepdim:
+        out = out.reshape(tuple(1 if d in dims else n for d, n in enumerate(x.shape)))
+    return out
+
+
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if not input.is_floating_point():
         return sum(input, dim, keepdim, dtype=dtype, out=out)
@@ -164,6 +211,15 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     r = Nansum.apply(input, tuple(range(input._data.ndim)) if dims is None else dims, bool(keepdim),
                      _acc_dtype(input, dtype))
     return r if out is None else write_out(out, r)
+
+
+def _mean(x, np_dtype, **kw):
+    """The mean with ``dtype=``: like a sum, except that a float16/bfloat16 ``dtype=`` does not round the
+    input first: ATen's CPU mean sums in float32 and divides before rounding to it (``mean_out``: "for
+    accuracy reasons"; a float64 input is still cast to float32 first, as its float32 sum does)."""
+    if np_dtype is not None and D.is_reduced_np(np_dtype):
+        return astype(_accumulate("mean", x, D.opmath_np(np_dtype), **kw), np_dtype)
+    return _accumulate("mean", x, np_dtype, **kw)
 
 
 class Mean(ArrayFunction):
@@ -179,7 +235,7 @@ class Mean(ArrayFunction):
             n *= x.shape[d]
         ctx.n = n
         if n:
-            return _accumulate("mean", x, np_dtype, axis=dims, keepdims=keepdim)
+            return _mean(x, np_dtype, axis=dims, keepdims=keepdim)
         xp = namespace(x)
         return xp.full(xp.sum(x, axis=dims, keepdims=keepdim).shape, np.nan, dtype=np_dtype or x.dtype)
 
@@ -199,7 +255,7 @@ class MeanAll(Mean):
         ctx.in_shape = x.shape
         ctx.n = x.size
         if x.size:
-            return _accumulate("mean", x, np_dtype)
+            return _mean(x, np_dtype)
         return namespace(x).asarray(np.nan, dtype=np_dtype or x.dtype)
 
     @staticmethod

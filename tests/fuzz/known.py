@@ -131,6 +131,10 @@ KNOWN = {
     'div|value|float16': "PyTorch's half layer_norm of a one-element row returns FMA rounding noise (x*rstd), not 0 (1/noise vs 1/0)",
     'fmax|grad2_value|float16': "float16 rounding of batch_norm's double-backward formula over two samples (through batch_norm)",
     'std_mean|grad2_value|bfloat16': "bfloat16 rounding of layer_norm's double-backward formula (through layer_norm of two elements)",
+    'rsqrt|grad2_value|bfloat16': "PyTorch's half rsqrt rounds sqrt to half first in its scalar loop (short tensors): its gradient uses that value",
+    'cosh|grad2_value|bfloat16': "bfloat16 rounding of group_norm's double-backward formula over a constant group (float32/float64 agree)",
+    'cummax|grad2_value|float32': "batch_norm over two samples: x_hat = +-1 makes its input gradient a near-total cancellation (float64 agrees)",
+    'div|grad2_value|float32': "inf/NaN through a padded conv: im2col multiplies the zero padding by it, PyTorch's kernel skips padding",
 }
 
 
