@@ -373,6 +373,9 @@ BoolTensor = _legacy_type("BoolTensor", bool)
 _ops._util.add_numpy_names(globals())  # torch.sum(x, axis=0, keepdims=True), as PyTorch's argument parser allows
 
 from . import random, compiler, multiprocessing, distributed, profiler, hub  # noqa: E402,F401  (torch.random, ...)
+from . import sparse  # noqa: E402,F401  (torch.sparse: sparse COO tensors)
+from .sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
+from ._tensor import sparse_coo  # noqa: E402,F401
 
 # torch.pi, torch.e, ...: Python's constants, as PyTorch re-exports them
 import math as _math  # noqa: E402

@@ -24,7 +24,7 @@ from ._device import CPU, as_device, device_of, to_device_array
 from ._dtype import is_float_np
 from ._layout import dense_if_empty, is_in_format
 from .storage import TypedStorage, UntypedStorage, legacy_class, _warn_typed_storage_removal
-from .backend import CPU_ARRAY, MetaArray, address, as_strided, storage_root, device_namespace, to_host
+from .backend import CPU_ARRAY, MetaArray, SparseCOO, address, as_strided, storage_root, device_namespace, to_host
 
 __all__ = ["Tensor", "Size"]
 
@@ -76,6 +76,7 @@ class layout:
 
 
 strided = layout("strided")
+sparse_coo = layout("sparse_coo")
 
 
 class memory_format:
@@ -345,7 +346,10 @@ class Tensor:
     def detach(self):
         """A tensor over the same memory, cut off from the graph."""
         # a view object of its own, so ``op(x, x.detach())`` can tell its two arguments apart
-        return Tensor._make(self._data.view(), counter=self._shared_version())
+        data = self._data
+        data = data.view() if type(data) is not SparseCOO else SparseCOO(data.indices, data.values, data.shape,
+                                                                         data.coalesced)
+        return Tensor._make(data, counter=self._shared_version())
 
     def detach_(self):
         if self._base is not None and self._base._requires_grad:
@@ -377,11 +381,12 @@ class Tensor:
     @property
     def is_cuda(self):
         kind = type(self._data)
-        return kind is not CPU_ARRAY and kind is not MetaArray
+        return kind is not CPU_ARRAY and self.device.type == "cuda"
 
     @property
     def is_cpu(self):
-        return type(self._data) is CPU_ARRAY
+        kind = type(self._data)
+        return kind is CPU_ARRAY or kind is SparseCOO and type(self._data.values) is CPU_ARRAY
 
     @property
     def is_meta(self):
@@ -390,10 +395,18 @@ class Tensor:
 
     is_xpu = is_mps = is_mkldnn = is_vulkan = is_ipu = is_xla = is_mtia = is_maia = False
     is_sparse_csr = False
-    is_sparse = False
+
+    @property
+    def is_sparse(self):
+        """A sparse COO tensor (``pedatorch.sparse``): indices and values, not strided memory."""
+        return type(self._data) is SparseCOO
+
+    @property
+    def layout(self):
+        return sparse_coo if type(self._data) is SparseCOO else strided
+
     is_quantized = False
     is_nested = False
-    layout = strided
 
     @property
     def shape(self):
@@ -451,6 +464,8 @@ class Tensor:
         return (address(self._data) - self.untyped_storage().data_ptr()) // self._data.itemsize
 
     def data_ptr(self):
+        if type(self._data) is SparseCOO:
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         return 0 if self.is_meta else address(self._data)   # (a meta tensor has no memory to point at)
 
     const_data_ptr = data_ptr
@@ -510,6 +525,8 @@ class Tensor:
         """The numpy array behind this tensor: same memory, no copy."""
         if _trace_warner is not None:
             _trace_warner("NumPy array")
+        if type(self._data) is SparseCOO:
+            raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
         if not self.is_cpu:
             if force:
                 return self._data.get()
@@ -539,6 +556,8 @@ class Tensor:
         return Tensor._make(array)
 
     def tolist(self):
+        if type(self._data) is SparseCOO:
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         if _trace_warner is not None:
             _trace_warner("list")
         arr = self._data if self.is_cpu else self._data.get()

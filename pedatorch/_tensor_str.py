@@ -247,15 +247,17 @@ def tangent_of(t):
     return None
 
 
-def _add_suffixes(text, suffixes, indent):
-    """Append ``, suffix`` items and the closing parenthesis, wrapping past ``linewidth``."""
+def _add_suffixes(text, suffixes, indent, force_newline=False):
+    """Append ``, suffix`` items and the closing parenthesis, wrapping past ``linewidth`` (``force_newline``: the
+    first one on a line of its own, as for a sparse tensor)."""
     linewidth = PRINT_OPTS.linewidth
     out = [text]
     last = len(text) - text.rfind("\n") + 1  # (PyTorch's measure of the last line)
     for s in suffixes:
-        if last + len(s) + 2 > linewidth:
+        if force_newline or last + len(s) + 2 > linewidth:
             out.append(",\n" + " " * indent + s)
             last = indent + len(s)
+            force_newline = False
         else:
             out.append(", " + s)
             last += len(s) + 2
@@ -268,6 +270,17 @@ def _param_class(cls):
         if c.__name__ == "Parameter" and c.__module__.startswith("pedatorch"):
             return c
     return None
+
+
+def _sparse_body(sp, indent):
+    """``indices=tensor(...),\n values=tensor(...)``: a sparse tensor's two arrays, aligned as PyTorch does."""
+    parts = []
+    for name, arr in (("indices", sp.indices), ("values", sp.values)):
+        prefix = name + "=tensor("
+        arr = _host_array(arr)
+        body = _body(arr, indent + len(prefix)) if arr.size else "[], size=" + str(tuple(arr.shape))
+        parts.append(prefix + body + ")")
+    return (",\n" + " " * indent).join(parts)
 
 
 def _str(self, tensor_contents=None):
@@ -283,12 +296,18 @@ def _str(self, tensor_contents=None):
 
     data = self._data
     suffixes = []
-    if type(data) is not np.ndarray and not isinstance(data, (np.ndarray, np.generic)):
+    if not (isinstance(data, (np.ndarray, np.generic)) or self.is_cpu):   # (a sparse tensor's values may be)
         suffixes.append("device='" + str(self.device) + "'")
     dtype = self.dtype
     default = D.get_default_dtype()
 
-    if self.is_meta:   # no values to show: PyTorch prints "..." and the size, always
+    if self.is_sparse:   # indices and values, each printed as a tensor of its own
+        body = _sparse_body(data, indent) if tensor_contents is None else tensor_contents
+        suffixes += ["size=" + str(tuple(data.shape)), "nnz=" + str(data.nnz)]
+        if not (dtype is default or dtype is D.int64 or dtype is D.bool):
+            suffixes.append("dtype=" + repr(dtype))
+        suffixes.append("layout=torch.sparse_coo")
+    elif self.is_meta:   # no values to show: PyTorch prints "..." and the size, always
         suffixes.append("size=" + str(tuple(data.shape)))
         if dtype is not default:
             suffixes.append("dtype=" + repr(dtype))
@@ -317,7 +336,7 @@ def _str(self, tensor_contents=None):
     if tangent is not None:
         suffixes.append("tangent=" + repr(tangent))
 
-    text = _add_suffixes(prefix + body, suffixes, indent)
+    text = _add_suffixes(prefix + body, suffixes, indent, force_newline=self.is_sparse)
     if param is not None and not plain:
         text = "Parameter(" + text + ")"
     return text

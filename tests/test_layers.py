@@ -23,7 +23,7 @@ LAYERS = [
     ("backend", 0), ("version", 1), ("_dtype", 1), ("_device", 1), ("_layout", 1), ("_malloc", 1),
     ("_tensor", 2), ("_tensor_str", 2), ("storage", 2), ("_random", 2), ("cuda", 2), ("cpu", 2), ("accelerator", 2),
     ("backends", 2), ("mps", 2), ("xpu", 2), ("autograd", 3), ("utils.hooks", 1), ("utils._pytree", 1),
-    ("ops", 4), ("linalg", 4), ("special", 4), ("fft", 4),
+    ("ops", 4), ("sparse", 4), ("linalg", 4), ("special", 4), ("fft", 4),
     ("nn", 5), ("optim", 5), ("distributions", 5), ("func", 5), ("utils", 5), ("serialization", 5),
     ("testing", 5), ("jit", 5), ("onnx", 5), ("amp", 5), ("cuda.amp", 5), ("cpu.amp", 5), ("vision", 5),
     ("autograd.profiler", 5),

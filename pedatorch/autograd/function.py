@@ -27,12 +27,14 @@ import traceback
 
 import numpy as _np
 
+from ..backend.sparse import SparseUnsupported, no_sparse_kernel
 from ..backend import CPU_ARRAY, CPU_BACKEND, is_array, namespace, overlaps_itself, writeable_alias, allocation_error
 
 from .grad_mode import _state, no_grad
 from .graph import (Node, AccumulateGrad, _seq, saved_input, saved_output, saved_const, pack_saved, SAVED_INPUT,
                     SAVED_OUTPUT, SAVED_TENSORS_HOOKS, saved_property)
 from .saved_names import SAVED_NAMES
+from .op_names import op_name
 from .. import _tensor
 from .._dtype import can_cast_np, _type_word
 from .._layout import (iterator_result, in_format, relayout, format_strides, broadcast_shapes_or_raise, shape_str,
@@ -302,6 +304,11 @@ class ArrayFunction(Function):
             raise _numpy_error(e, arrays).with_traceback(None) from None
         except MemoryError as e:   # a result too large: PyTorch's allocator error
             raise allocation_error(e).with_traceback(None) from None
+        except SparseUnsupported:   # a sparse tensor, which the dense kernel refused: the op's sparse kernel
+            kernel = SPARSE_KERNELS.get(cls)
+            if kernel is None:
+                raise no_sparse_kernel(op_name(cls)).with_traceback(None) from None
+            return kernel(*args)
         except TypeError:        # cupy refuses host arrays: tensors on two devices (checked only now, for speed)
             moved = _same_device_args(args)
             if moved is None:
@@ -470,6 +477,11 @@ def _new_node(cls, args):
             _check_inplace_overlap(cls, [a._data if isinstance(a, Tensor) else a for a in args])
     _link_inputs(ctx, args)
     return ctx
+
+
+# op class -> its kernel for sparse COO tensors (filled by pedatorch.sparse): what ``apply`` runs when the
+# dense forward refuses a sparse array, as PyTorch's dispatcher picks the SparseCPU kernel
+SPARSE_KERNELS = {}
 
 
 def _same_device_args(args):

@@ -16,7 +16,7 @@ import sys
 import weakref
 from typing import NamedTuple
 
-from ..backend import CPU_ARRAY, CPU_BACKEND, is_array, writeable
+from ..backend import CPU_ARRAY, CPU_BACKEND, SparseCOO, is_array, writeable
 from .._layout import copy_like_leaf, obeys_grad_layout
 from ..utils.hooks import _HookDict, add_hook
 
@@ -393,6 +393,17 @@ class AccumulateGrad(Node):
     def _accumulate(self, grad, create_graph):
         var = self.variable
         old = var._grad
+        if type(grad._data) is SparseCOO or old is not None and type(old._data) is SparseCOO:
+            # a sparse gradient (pedatorch.sparse) is kept as it came; a second sparse one is added into it (in
+            # place, as PyTorch does); with a dense one the sum is a new, dense tensor
+            if old is None:
+                var._grad = grad
+            elif type(old._data) is SparseCOO and type(grad._data) is SparseCOO and not create_graph:
+                old._data = (old + grad)._data
+                old._bump_version()
+            else:
+                var._grad = grad + old if type(old._data) is SparseCOO else old + grad
+            return
         if old is None:
             if create_graph:
                 var._grad = grad.clone()  # keeps its history: a gradient penalty differentiates it

@@ -169,6 +169,8 @@ def backend_of(arr):
         return _cuda
     if type(arr) is MetaArray:
         return META_BACKEND
+    if type(arr) is SparseCOO:   # (a sparse array lives where its values do)
+        return backend_of(arr.values)
     raise TypeError(f"pedatorch holds no arrays of type {type(arr).__name__}")
 
 
@@ -478,3 +480,4 @@ def is_shared_between_processes(arr):
 
 # the meta device is always there (it needs numpy alone); its module builds on the classes above
 from .meta import MetaArray, META_BACKEND, no_meta_kernel  # noqa: E402
+from .sparse import SparseCOO  # noqa: E402

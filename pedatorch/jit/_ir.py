@@ -28,6 +28,7 @@ from ..backend import namespace, is_array
 from .._device import device
 from .._dtype import dtype
 from .._tensor import Tensor
+from ..autograd.op_names import op_name
 
 __all__ = ["Value", "Node", "Graph", "SymInt", "KeyIndex", "KeyMask", "RnnSteps", "op_name", "op_key", "op_table", "walk",
            "leaves"]
@@ -152,29 +153,6 @@ def leaves(obj):
 
 
 # ---------------------------------------------------------------- names of ops
-
-# TorchScript's names where the class name does not give them (the rest: ``NativeBatchNorm`` ->
-# ``native_batch_norm``); an in-place op's name ends with "_" (``relu_``)
-_NAMES = {
-    "SqueezeDim": "squeeze", "SqueezeDims": "squeeze", "FillTensor": "fill", "UnsafeView": "_unsafe_view",
-    "ReshapeAlias": "_reshape_alias", "ToCopy": "_to_copy", "SumAll": "sum", "MeanAll": "mean",
-    "MaxDim": "max", "MinDim": "min", "MaxAll": "max", "MinAll": "min", "XLogY": "xlogy", "AddCMul": "addcmul",
-    "AddCDiv": "addcdiv", "RsubTensor": "rsub", "PowTensor": "pow", "RPow": "pow", "DivRounded": "div",
-    "ScaledDotProductFlashAttentionForCpu": "_scaled_dot_product_flash_attention_for_cpu",
-    "_RNNLayer": "rnn_layer", "_RNNLayerMkldnn": "mkldnn_rnn_layer", "_RNNLayerPacked": "rnn_layer_packed",
-    "Copy": "copy", "Relu": "relu", "ClampTensor": "clamp", "MaskedFillTensor": "masked_fill",
-}
-
-
-def op_name(cls):
-    """``aten::addmm`` for ``Addmm``: the name printed for an op class."""
-    name = cls.__name__
-    base = name.rstrip("_")
-    snake = _NAMES.get(base) or re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", base).lower()
-    if cls._inplace_of is not None and not snake.endswith("_"):
-        snake += "_"
-    return "aten::" + snake
-
 
 def op_key(cls):
     """An op class's name in a saved file: its place in pedatorch ("ops.linalg.Addmm")."""

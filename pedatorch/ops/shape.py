@@ -1330,11 +1330,6 @@ def _module_load(self, other, assign=False):
     return other.detach() if assign else self.copy_(other).detach()
 
 
-def _to_dense(self, dtype=None, *, masked_grad=None):
-    """A strided tensor is dense already: itself (converted to ``dtype`` when one is given)."""
-    return self if dtype is None else self.to(dtype)
-
-
 def _share_memory_(self):
     """Move the tensor's memory (and its base's, for a view) where processes forked afterwards share it
     (see pedatorch.multiprocessing).  Other views of the same memory made before keep the old copy."""
@@ -1373,7 +1368,7 @@ register({
     "swapaxes_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1), "TransposeBackward1"),
     "swapdims_": lambda self, d0, d1: _inplace_meta(self, transpose(self, d0, d1), "TransposeBackward1"),
     "pin_memory": lambda self, device=None: self, "is_pinned": lambda self, device=None: False,
-    "as_subclass": _as_subclass, "set_": _set_, "module_load": _module_load, "to_dense": _to_dense,
+    "as_subclass": _as_subclass, "set_": _set_, "module_load": _module_load,
     "share_memory_": _share_memory_, "is_shared": lambda self: is_shared_between_processes(self._data),
     "is_neg": lambda self: False,
     "new_empty_strided": lambda self, size, stride, *, dtype=None, device=None, requires_grad=False,

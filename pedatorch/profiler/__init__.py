@@ -31,7 +31,7 @@ from functools import wraps
 from ..autograd import engine as _engine
 from ..autograd.function import OpMode
 from .._tensor import Tensor
-from ..jit._ir import op_name
+from ..autograd.op_names import op_name
 
 __all__ = ["profile", "record_function", "ProfilerActivity", "ProfilerAction", "schedule",
            "tensorboard_trace_handler", "supported_activities", "kineto_available"]
