@@ -34,7 +34,7 @@ import numpy as np
 from ._tensor import Tensor
 from .backend import namespace, cholesky as _cholesky_kernel, linalg_errors, eig as _eig_kernel
 from .autograd.function import ArrayFunction, before_checks
-from .ops._util import write_out, wrap_dim, _type_word, shape_str
+from .ops._util import write_out, wrap_dim, _type_word, shape_str, broadcast_shapes_or_raise
 from .ops.linalg import matmul as _matmul, multi_dot as _multi_dot, _mH, _conj
 from .ops import shape as _shape
 from .ops.reduction import vector_norm, check_norm_dtype as _check_norm_dtype, _scalar_word
@@ -303,18 +303,18 @@ def _check_inv(A, fn="linalg.inv"):
 
 
 def inv_ex(A, *, check_errors=False, out=None):
-    _check_inv(A, "linalg.inv_ex")
+    _check_inv(A)   # (ATen checks inv_ex's input under linalg.inv's name; check_errors names inv_ex)
     Ainv, info = LinalgInvEx.apply(A)
     if check_errors:
-        _raise_inv(info)
+        _raise_inv(info, "linalg.inv_ex")
     r = linalg_inv_ex((Ainv, info))
     return r if out is None else write_out(out, r)
 
 
-def _raise_inv(info):
+def _raise_inv(info, fn="linalg.inv"):
     if info._data.any():   # (a device read)
         k, i = _first_failure(info._data)
-        raise LinAlgError(f"linalg.inv: {_batch_prefix(info.shape, k)}The diagonal element {i} is zero, the "
+        raise LinAlgError(f"{fn}: {_batch_prefix(info.shape, k)}The diagonal element {i} is zero, the "
                           f"inversion could not be completed because the input matrix is singular.")
 
 
@@ -919,14 +919,26 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if driver is not None and driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    _check_matrix(A, "torch.linalg.lstsq", "A")
+    if A._data.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if B._data.ndim < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
     if A._data.dtype != B._data.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
-                           f"input's dtype {A.dtype} and other's dtype {B.dtype}")
-    vector = B._data.ndim == A._data.ndim - 1
+                           f"input's dtype {_type_word(A._data.dtype)} and other's dtype {_type_word(B._data.dtype)}")
+    dim_diff = A._data.ndim - B._data.ndim
+    if not 0 <= dim_diff <= 1:   # (B's batch may not add dimensions to A's)
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1")
+    vector = _solve_is_vector_rhs(A, B)
     if A._data.shape[-2] != (B._data.shape[-1] if vector else B._data.shape[-2]):
-        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)" if not vector else
-                           "torch.linalg.lstsq: input.size(-2) should match other.size(-1)")
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-1)" if vector else
+                           "torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    # the batch dimensions broadcast; for a matrix B with one dimension less than A, ATen broadcasts A's batch
+    # with B.shape[:-1] (B's batch and its row count) and repeats B over that batch
+    batch = broadcast_shapes_or_raise(tuple(A.shape[:-2]), tuple(B.shape[:-1] if dim_diff == 1 else B.shape[:-2]))
+    if dim_diff == 1 and not vector:
+        A, B = A.expand(*batch, *A.shape[-2:]), B.expand(*batch, *B.shape[-2:])
     X, res, rank, sv = LinalgLstsq.apply(A, B, rcond, driver or "gelsy", vector)
     return linalg_lstsq((X, res, rank, sv.detach()))
 
@@ -1167,9 +1179,11 @@ class LinalgSolveTriangular(ArrayFunction):
         return gA, (gB if ctx.needs_input_grad[1] else None), None, None, None
 
 
-def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+def solve_triangular(A, B, *, upper=None, left=True, unitriangular=False, out=None):
     """X with A X = B (``left=False``: X A = B) for a triangular A: only A's triangle named by ``upper`` is
-    read (and not its diagonal when ``unitriangular``)."""
+    read (and not its diagonal when ``unitriangular``).  ``upper`` has no default."""
+    if upper is None:   # (PyTorch's argument parser words it so)
+        raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
     fn = "linalg.solve_triangular"
     if B._data.ndim < 2:
         raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
@@ -1760,20 +1774,59 @@ def eigvals(A, *, out=None):
 
 # ====================================================================== composites
 
+def _cond_empty(A):
+    """NumPy leaves cond of a 0 x 0 matrix undefined; PyTorch returns 0 (in the real dtype)."""
+    from .ops.creation import zeros
+    return zeros(A.shape[:-2], dtype=A.real.dtype if A.is_complex() else A.dtype, device=A.device)
+
+
+def _cond_check_ord(p):
+    if isinstance(p, str):
+        if p not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    elif abs(p) not in (1, 2, math.inf):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {float(p):g}")
+
+
+def _cond_by_inverse(A, p):
+    """||A|| ||A^-1||, as ATen computes it: a singular matrix's inverse reads as all inf, and 0 * inf (a zero
+    matrix) as inf."""
+    inverse, info = inv_ex(A)
+    inverse = inverse.masked_fill((info > 0).unsqueeze(-1).unsqueeze(-1), math.inf)
+    r = matrix_norm(A, p) * matrix_norm(inverse, p)
+    return r.nan_to_num(math.inf, math.inf, -math.inf)
+
+
 def cond(A, p=None, *, out=None):
-    """The condition number ||A|| ||A^-1||: for p in (None, 2, -2) the ratio of the extreme singular values."""
-    if p in (None, 2, -2):
-        _check_matrix(A, "linalg.cond")
-        s = svdvals(A)
-        first, last = s.narrow(-1, 0, 1), s.narrow(-1, s.shape[-1] - 1, 1)
-        r = (first / last if p != -2 else last / first).squeeze(-1)
-    else:
+    """The condition number ||A|| ||A^-1||: for p in (None, 2, -2) the ratio of the extreme singular values,
+    for "nuc" sum(s) * sum(1 / s); for "fro", 1, -1, inf and -inf the norms of A and of its inverse.
+    The checks come in ATen's order: a named norm wants a square A first."""
+    if isinstance(p, str):
         _check_square(A, f"linalg.cond(ord={p})")
-        inverse, info = inv_ex(A)
-        r = matrix_norm(A, p) * matrix_norm(inverse, p)
-        singular = info._data != 0
-        if singular.any():   # PyTorch: an infinite condition number for a singular matrix
-            r = r.masked_fill(Tensor._make(singular), float("inf"))
+        _cond_check_ord(p)
+        if A.numel() == 0:
+            r = _cond_empty(A)
+        elif p == "nuc":   # (from the singular values: matrix_norm of an inverse holding inf would fail)
+            s = svdvals(A)
+            r = s.sum(-1) * s.reciprocal().sum(-1)
+        else:
+            r = _cond_by_inverse(A, p)
+        return r if out is None else write_out(out, r)
+    if A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    p = 2 if p is None else p
+    _cond_check_ord(p)
+    if A.numel() == 0:
+        r = _cond_empty(A)
+    elif abs(p) == 2:
+        s = svdvals(A)   # (descending)
+        first, last = s.narrow(-1, 0, 1), s.narrow(-1, s.shape[-1] - 1, 1)
+        r = (first / last if p == 2 else last / first).squeeze(-1)
+    else:
+        # ATen words the order as C++ prints a double ("1.000000", "inf") or an integer
+        word = str(p) if isinstance(p, numbers.Integral) else f"{p:f}"
+        _check_square(A, f"linalg.cond(ord={word})")
+        r = _cond_by_inverse(A, p)
     return r if out is None else write_out(out, r)
 
 

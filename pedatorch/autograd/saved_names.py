@@ -98,7 +98,7 @@ SAVED_NAMES = {
     "LogcumsumexpBackward0": ("self", "result"),
     "DistBackward0": ("self", "other", "result"),
     "PdistBackward0": ("self", "result"),
-    "CdistBackward0": ("x1", "x2", "result"),
+    "CdistBackward0": ("x1", "x2", "result"), "EuclideanDistBackward0": ("x1", "x2", "result"),
     # linear algebra
     "MmBackward0": ("self", "mat2"),
     "BmmBackward0": ("self", "mat2"),

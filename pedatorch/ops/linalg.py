@@ -37,7 +37,7 @@ from ._util import (write_out, register, _type_word, shape_str, result_np_dtype,
 from .shape import UnsafeView, reshape
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addbmm",
-           "baddbmm", "addr", "einsum", "tensordot", "chain_matmul"]
+           "baddbmm", "addr", "einsum", "tensordot", "chain_matmul", "svd_lowrank", "pca_lowrank"]
 
 
 # ====================================================================== dtype words and checks
@@ -1153,6 +1153,67 @@ def chain_matmul(*matrices, out=None):
     else:
         r = multi_dot(matrices)
     return r if out is None else _write_out("chain_matmul", out, r)
+
+
+# ====================================================================== randomized low-rank SVD and PCA
+
+def _approximate_basis(A, q, niter, M=None):
+    """Q with q orthonormal columns such that Q Q^H (A - M) ~ A - M: Halko, Martinsson & Tropp (2009),
+    Algorithm 4.4.  A Gaussian test matrix R samples the range of A; each subspace iteration multiplies by
+    A^H then A again, which sharpens the basis towards the leading singular vectors.  R is drawn with
+    torch.randn, so a seeded run draws the same R as PyTorch."""
+    from .. import linalg
+    from .._dtype import float16, float32, float64
+    from .random import randn
+    # as PyTorch's _utils.get_floating_dtype: other dtypes (bfloat16, integers) draw R in float32
+    dtype = A.dtype if A.dtype in (float16, float32, float64) or A.is_complex() else float32
+    R = randn(A.shape[-1], q, dtype=dtype)
+    X = matmul(A, R) if M is None else matmul(A, R) - matmul(M, R)
+    Q = linalg.qr(X).Q
+    for _ in range(niter):
+        X = matmul(A.mH, Q) if M is None else matmul(A.mH, Q) - matmul(M.mH, Q)
+        Q = linalg.qr(X).Q
+        X = matmul(A, Q) if M is None else matmul(A, Q) - matmul(M, Q)
+        Q = linalg.qr(X).Q
+    return Q
+
+
+def _svd_lowrank(A, q, niter, M):
+    from .. import linalg
+    q = 6 if q is None else q
+    niter = 2 if niter is None else niter
+    m, n = A.shape[-2:]
+    if M is not None:
+        M = M.broadcast_to(A.shape)
+    if m < n:  # work on the tall matrix: the basis then has the smaller side's length
+        A = A.mH
+        M = None if M is None else M.mH
+    Q = _approximate_basis(A, q, niter, M)
+    B = matmul(Q.mH, A) if M is None else matmul(Q.mH, A) - matmul(Q.mH, M)  # q x n: small enough for an exact SVD
+    U, S, Vh = linalg.svd(B, full_matrices=False)
+    U, V = matmul(Q, U), Vh.mH
+    return (V, S, U) if m < n else (U, S, V)
+
+
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """Approximate (U, S, V), A - M ~ U diag(S) V^H, from a random q-dimensional basis of A's range (V, not
+    V^H, as torch.svd).  A plain tuple, as PyTorch returns."""
+    return _svd_lowrank(A, q, niter, M)
+
+
+def pca_lowrank(A, q=None, center=True, niter=2):
+    """PCA of a data matrix A (m samples x n features) by svd_lowrank of the centred A: the columns of V
+    are the principal directions, S**2 / (m - 1) the variances along them.  q defaults to min(6, m, n)."""
+    m, n = A.shape[-2:]
+    if q is None:
+        q = min(6, m, n)
+    elif not (q >= 0 and q <= min(m, n)):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    if not (niter >= 0):
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    if center:
+        A = A - A.mean(dim=(-2,), keepdim=True)
+    return _svd_lowrank(A, q, niter, None)
 
 
 register({

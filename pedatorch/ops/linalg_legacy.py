@@ -5,7 +5,8 @@ conventions (``svd(some=True)`` returns V, not Vh; ``cholesky(upper=False)``).
 """
 from .. import linalg as L
 from . import reduction as _reduction
-from ._util import register, write_out
+from ._util import register, write_out, _type_word
+from .sorting import _return_type
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "svd", "qr", "cholesky",
            "cholesky_solve", "cholesky_inverse", "matrix_exp", "lu", "lu_solve", "lu_unpack", "triangular_solve",
@@ -33,8 +34,12 @@ def logdet(input):
     return where(sign < 0, float("nan"), logabs)  # the log of a negative determinant is nan
 
 
-def slogdet(input):
-    return L.slogdet(input)
+_slogdet = _return_type("slogdet", ("sign", "logabsdet"))
+
+
+def slogdet(input, *, out=None):
+    """``torch.slogdet``: ``linalg.slogdet``'s values, under the older name (``torch.return_types.slogdet``)."""
+    return _slogdet(tuple(L.slogdet(input, out=out)))
 
 
 def inverse(input, *, out=None):
@@ -79,10 +84,18 @@ def cholesky(input, upper=False, *, out=None):
 
 
 def cholesky_solve(B, L_, upper=False, *, out=None):
-    """Solve A X = B given A's Cholesky factor."""
+    """Solve A X = B given A's Cholesky factor (lower L: A = L L^H; upper U: A = U^H U): two triangular solves."""
+    if B.dim() < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {B.dim()} dimensions instead")
+    if L_.dim() < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {L_.dim()} dimensions instead")
+    if B.dtype is not L_.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_type_word(B._data.dtype)} "
+                           f"and A of type {_type_word(L_._data.dtype)} instead.")
     Lf = L_.mH if upper else L_
-    y = L.solve(Lf, B)
-    return L.solve(Lf.mH, y)
+    y = L.solve_triangular(Lf, B, upper=False)
+    x = L.solve_triangular(Lf.mH, y, upper=True)
+    return x if out is None else write_out(out, x)
 
 
 def cholesky_inverse(L_, upper=False, *, out=None):

@@ -8,7 +8,10 @@ for d = x_i - x_j and dist = ||d||_p,
                    sign(d) |d|^(p-1) / dist^(p-1) otherwise  (0 where dist = 0)
 
 ``cdist`` with p = 2 and more than 25 rows on a side (or ``compute_mode='use_mm_for_euclid_dist'``) uses
-PyTorch's matrix-product form sqrt(max(|a|^2 - 2 a.b + |b|^2, 0)), composed of Tensor ops as in ATen.
+PyTorch's matrix-product form sqrt(max(|a|^2 - 2 a.b + |b|^2, 0)), one op with ATen's backward
+(``EuclideanDistBackward0``).  All the backwards here are Tensor ops, so they can be differentiated again
+(PyTorch refuses a double backward through pdist and the direct cdist: it has no derivative of
+``_pdist_backward`` / ``_cdist_backward``).
 """
 import numpy as np
 
@@ -22,7 +25,6 @@ from ...ops._util import _type_word, broadcast_shapes_or_raise
 from ...ops.creation import ones_like, zeros_like
 from ...ops.elementwise import where
 from ...ops.join import cat
-from ...ops.shape import broadcast_shapes
 from .loss import _pairwise_distance
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist", "cdist"]
@@ -143,6 +145,11 @@ class Cdist(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x1, x2, p):
+        if x1.size and x2.size:   # (PyTorch's kernel runs, and checks dtypes, only for a non-empty result)
+            if x1.dtype.itemsize == 2:   # float and double only
+                raise NotImplementedError(f"\"cdist\" not implemented for '{_float_word(x1.dtype)}'")
+            if x1.dtype != x2.dtype:
+                raise RuntimeError(f"expected scalar type {_float_word(x1.dtype)} but found {_float_word(x2.dtype)}")
         diff = x1[..., :, None, :] - x2[..., None, :, :]
         out = _pnorm(diff, p).astype(x1.dtype, copy=False)
         ctx.p = p
@@ -158,7 +165,7 @@ class Cdist(ArrayFunction):
         return (res.sum(-2) if n[0] else None), (-res.sum(-3) if n[1] else None), None
 
 
-def _euclidean_dist(x1, x2):
+def _euclidean_dist_composed(x1, x2):
     """ATen's matrix-product form of the Euclidean distance."""
     x1_norm = x1.pow(2).sum(-1, True)
     x1_pad = ones_like(x1_norm)
@@ -170,6 +177,31 @@ def _euclidean_dist(x1, x2):
     return result.clamp_min(0).sqrt()
 
 
+class EuclideanDist(ArrayFunction):
+    """sqrt(max(|a|^2 - 2 a.b + |b|^2, 0)): one op with ATen's own backward (``EuclideanDistBackward0``).
+    Differentiating the composition instead would run sqrt's derivative 1 / (2 sqrt(0)) at every zero
+    distance, cdist(x, x)'s diagonal, and give NaN; ATen's backward takes the subgradient 0 there:
+
+        r = g / dist (0 where dist = 0),  dx1 = x1 * sum_j r - r @ x2,  dx2 = x2 * sum_i r - r^T @ x1
+    """
+    node_name = "EuclideanDistBackward0"
+
+    @staticmethod
+    def forward(ctx, x1, x2):
+        out = _euclidean_dist_composed(Tensor._make(x1), Tensor._make(x2))._data
+        ctx.save_for_backward(x1, x2, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x1, x2, res = ctx.saved_tensors
+        ratio = (grad / res).masked_fill(res == 0, 0)   # Tensor ops: this backward is differentiable again
+        n = ctx.needs_input_grad
+        g1 = x1 * ratio.sum(-1, True) - ratio.matmul(x2) if n[0] else None
+        g2 = x2 * ratio.sum(-2, False).unsqueeze(-1) - ratio.mT.matmul(x1) if n[1] else None
+        return g1, g2
+
+
 _MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
 
 
@@ -177,21 +209,25 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distances between each row of x1 (..., P, M) and each row of x2 (..., R, M): (..., P, R)."""
     if compute_mode not in _MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    # autocast runs at cdist's entry, for both of its forms (Cdist's rule: float32)
+    x1, x2 = before_checks(Cdist, x1, x2)
     if x1.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x2.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X2 got: {x2.dim()}D")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
-    if not (x1.is_floating_point() and x2.is_floating_point()):
-        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {x1.dtype}")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if not x.is_floating_point():
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {_float_word(x._data.dtype)}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
-    batch = tuple(broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
+    batch = broadcast_shapes_or_raise(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]))
     P, R, M = x1.shape[-2], x2.shape[-2], x1.shape[-1]
     e1 = x1.expand(*batch, P, M) if tuple(x1.shape[:-2]) != batch else x1
     e2 = x2.expand(*batch, R, M) if tuple(x2.shape[:-2]) != batch else x2
     mode = _MODES.index(compute_mode)
-    if p == 2 and (mode == 1 or (mode == 0 and (P > 25 or R > 25))):
-        return _euclidean_dist(e1, e2).view(*batch, P, R)
+    # an empty input always takes the direct op, as in ATen (its node keeps the graph connected)
+    if p == 2 and (mode == 1 or (mode == 0 and (P > 25 or R > 25))) and x1.numel() and x2.numel():
+        return EuclideanDist.apply(e1, e2).view(*batch, P, R)
     return Cdist.apply(e1, e2, float(p))
