@@ -8,15 +8,18 @@ Close means ``|actual - expected| <= atol + rtol * |expected|`` elementwise (NaN
 item, and the message says which item failed, in PyTorch's words.
 """
 import collections.abc
+import math
 import numbers
 import warnings
 
 import numpy as np
 
-from ._dtype import bool as _bool, get_default_dtype, promote_types
+from ._dtype import bool as _bool, finfo, iinfo, int64, get_default_dtype, promote_types
 from ._tensor import Tensor
-from .ops.creation import zeros
-from .ops.random import rand, randint
+from .ops.creation import empty
+from .ops.random import randint
+from .ops.shape import view_as_real
+from .autograd.gradcheck import use_make_tensor
 
 __all__ = ["assert_close", "assert_allclose", "make_tensor"]
 
@@ -44,26 +47,68 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
                  check_dtype=False, check_stride=False, msg=msg or None)
 
 
+def _low_high(low, high, dtype, lowest, highest, default_low, default_high):
+    """make_tensor's bounds: the defaults filled in, checked, and clamped to what ``dtype`` holds."""
+    low = default_low if low is None else low
+    high = default_high if high is None else high
+    if any(isinstance(v, float) and math.isnan(v) for v in (low, high)):
+        raise ValueError(f"`low` and `high` cannot be NaN, but got low={low} and high={high}")
+    if low == high and (dtype.is_floating_point or dtype.is_complex):
+        warnings.warn("Passing `low==high` to `torch.testing.make_tensor` for floating or complex types is deprecated "
+                      "since 2.1 and will be removed in 2.3. Use `torch.full(...)` instead.", FutureWarning, stacklevel=3)
+    elif low >= high:
+        raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
+    elif high < lowest or low >= highest:
+        raise ValueError(f"The value interval specified by `low` and `high` is [{low}, {high}), but {dtype} only "
+                         f"supports [{lowest}, {highest})")
+    low, high = min(max(low, lowest), highest), min(max(high, lowest), highest)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        return math.ceil(low), math.ceil(high)
+    return low, high
+
+
 def make_tensor(*shape, dtype, device=None, low=None, high=None, requires_grad=False, noncontiguous=False,
                 exclude_zero=False, memory_format=None):
-    """A tensor of ``shape`` filled with random values in [low, high) (PyTorch's defaults: [-9, 9])."""
+    """A tensor of ``shape`` filled with random values in [low, high) (by default [-9, 9), for integers
+    [-9, 10)), drawn as PyTorch draws them (``uniform_`` of an empty tensor, ``randint``), so that a seeded
+    program gets PyTorch's values. ``noncontiguous``: every second element of a tensor twice as wide."""
     if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence):
         shape = tuple(shape[0])
-    low = -9 if low is None else low
-    high = 9 if high is None else high
+    if noncontiguous and memory_format is not None:
+        raise ValueError(f"The parameters `noncontiguous` and `memory_format` are mutually exclusive, but got "
+                         f"noncontiguous={noncontiguous} and memory_format={memory_format}")
+    floating = dtype.is_floating_point or dtype.is_complex
+    if requires_grad and not floating:
+        raise ValueError(f"`requires_grad=True` is not supported for boolean and integral dtypes, but got "
+                         f"dtype={dtype}")
+    noncontiguous = noncontiguous and math.prod(shape) > 1
+    if noncontiguous:
+        shape = (*shape[:-1], 2 * shape[-1])
     if dtype is _bool:
-        t = randint(0, 2, shape, device=device).to(_bool)
-    elif dtype.is_floating_point or dtype.is_complex:
-        t = (rand(*shape, device=device) * (high - low) + low).to(dtype)
+        low, high = _low_high(low, high, dtype, 0, 2, 0, 2)
+        result = randint(low, high, shape, device=device, dtype=dtype)
+    elif not floating:
+        info = iinfo(dtype)
+        low, high = _low_high(low, high, dtype, info.min, info.max + (1 if dtype is not int64 else 0), -9, 10)
+        result = randint(low, high, shape, device=device, dtype=dtype)
     else:
-        t = randint(int(low), int(high), shape, device=device).to(dtype)
+        big = finfo(dtype).max
+        low, high = _low_high(low, high, dtype, -big, big, -9, 9)
+        result = empty(shape, device=device, dtype=dtype)
+        target = view_as_real(result) if dtype.is_complex else result
+        if high - low >= big:   # (uniform_ needs to - from to be finite: drawn at half the range, then doubled)
+            target.uniform_(low / 2, high / 2).mul_(2)
+        else:
+            target.uniform_(low, high)
+    if noncontiguous:
+        result = result[..., 1::2]   # (offset by one, to catch offset bugs too)
+    elif memory_format is not None:
+        result = result.clone(memory_format=memory_format)
     if exclude_zero:
-        t = t.masked_fill(t == 0, 1 if not (dtype.is_floating_point or dtype.is_complex) else 0.5)
-    if noncontiguous and t.numel() > 1:
-        wide = zeros(*shape[:-1], shape[-1] * 2, dtype=dtype, device=device)
-        wide[..., ::2] = t
-        t = wide[..., ::2]
-    return t.requires_grad_(requires_grad)
+        result[result == 0] = 1 if not floating else finfo(dtype).tiny
+    if floating:
+        result.requires_grad = requires_grad
+    return result
 
 
 def _compare(actual, expected, where, opts):
@@ -173,3 +218,6 @@ def _fail(message, where, opts):
     if where:
         message += f"\n\nThe failure occurred for item {where}"
     raise AssertionError(message)
+
+
+use_make_tensor(make_tensor)   # (gradgradcheck's random grad_outputs; autograd sits below this module)

@@ -41,3 +41,28 @@ def _run(lib):
 @pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
 def test_small_names_as_pytorch(torch):
     assert _run(pt) == _run(torch)
+
+
+def _make_tensors(lib):
+    import warnings
+    lib.manual_seed(0)
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for kw in [dict(dtype=lib.float64, low=-1, high=1), dict(dtype=lib.float32), dict(dtype=lib.int64),
+                   dict(dtype=lib.uint8), dict(dtype=lib.bool), dict(dtype=lib.complex64, low=-1, high=1),
+                   dict(dtype=lib.float32, noncontiguous=True), dict(dtype=lib.float16, exclude_zero=True),
+                   dict(dtype=lib.int32, low=2, high=5), dict(dtype=lib.float32, requires_grad=True),
+                   dict(dtype=lib.float64, high=float("inf"))]:
+            t = lib.testing.make_tensor((2, 3), device="cpu", **kw)
+            out += [_norm(t), t.stride()]
+        for bad in [dict(dtype=lib.int64, requires_grad=True), dict(dtype=lib.float32, low=2, high=1),
+                    dict(dtype=lib.uint8, low=-5, high=-1), dict(dtype=lib.float32, low=float("nan"))]:
+            out.append(error_of(lambda: lib.testing.make_tensor((2,), device="cpu", **bad)))
+    x = lib.randn(3, dtype=lib.float64, requires_grad=True)
+    out += [lib.autograd.gradgradcheck(lambda t: t * t.sin(), (x,)), _norm(lib.randn(2))]   # (the same draws)
+    return out
+
+
+def test_make_tensor_and_gradgradcheck_draw_as_pytorch(torch):
+    assert _make_tensors(pt) == _make_tensors(torch)

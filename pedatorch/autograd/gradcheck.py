@@ -14,6 +14,16 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..backend import namespace, to_host
+from .._dtype import float64
+
+# torch.testing.make_tensor, which gradgradcheck draws its random grad_outputs with; pedatorch.testing (a layer
+# above) hands it over when it is imported (``use_make_tensor``)
+make_tensor = None
+
+
+def use_make_tensor(fn):
+    global make_tensor
+    make_tensor = fn
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -142,15 +152,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x._requires_grad]
     outputs = _differentiable(_as_tuple(func(*inputs)))
-    if grad_outputs is None:
-        rng = np.random.default_rng(0)
-
-        def random_like(o):   # (complex: random imaginary parts too, so that they are checked)
-            r = rng.standard_normal(o._data.shape)
-            if o.is_complex():
-                r = r + 1j * rng.standard_normal(o._data.shape)
-            return Tensor._make(np.asarray(r, dtype=o._data.dtype)).requires_grad_()   # (0-dim: an array)
-        grad_outputs = tuple(random_like(o) for o in outputs)
+    if grad_outputs is None:   # random ones in [-1, 1), drawn from the global generator as PyTorch draws them
+        grad_outputs = tuple(make_tensor(o.shape, dtype=o.dtype if o.is_floating_point() or o.is_complex() else float64,
+                                         device=o.device, low=-1, high=1, requires_grad=True,
+                                         noncontiguous=gen_non_contig_grad_outputs) for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
 
