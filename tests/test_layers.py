@@ -28,7 +28,7 @@ LAYERS = [
     ("testing", 5), ("jit", 5), ("onnx", 5), ("amp", 5), ("cuda.amp", 5), ("cpu.amp", 5), ("vision", 5),
     ("autograd.profiler", 5),
     ("safetensors", 5),
-    ("hub", 5), ("library", 5), ("overrides", 5), ("random", 2), ("compiler", 5), ("multiprocessing", 5),
+    ("hub", 5), ("functional", 5), ("types", 2), ("library", 5), ("overrides", 5), ("random", 2), ("compiler", 5), ("multiprocessing", 5),
     ("distributed", 5), ("profiler", 5), ("signal", 5),
     ("viz", 6), ("grading", 6),
 ]

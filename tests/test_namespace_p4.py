@@ -66,3 +66,13 @@ def _make_tensors(lib):
 
 def test_make_tensor_and_gradgradcheck_draw_as_pytorch(torch):
     assert _make_tensors(pt) == _make_tensors(torch)
+
+
+def test_module_aliases(torch):
+    import pedatorch.functional
+    import pedatorch.types
+    import pedatorch.utils.model_zoo
+    assert sorted(pt.functional.__all__) == sorted(torch.functional.__all__)
+    assert pt.functional.norm(pt.ones(3)).item() == pytest.approx(3 ** 0.5)
+    assert pt.utils.model_zoo.load_url is pt.hub.load_state_dict_from_url
+    assert isinstance(3, pt.types.Number.__args__) and pt.types.Storage
