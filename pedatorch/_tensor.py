@@ -667,6 +667,8 @@ class Tensor:
                 dev = a
             elif isinstance(a, bool):
                 copy = a if len(args) > 1 else copy
+            elif a is None:   # to(None): no device asked for (``x.to(device)`` with a device that may be None)
+                pass
             else:
                 raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
         return as_device(dev), dt, copy, fmt

@@ -20,6 +20,7 @@ are kept for the outermost region (``cache_enabled``), so a weight used at every
 cast once.
 """
 import collections.abc
+import contextlib
 import functools
 import threading
 import warnings
@@ -370,6 +371,18 @@ class autocast:
                             f"autocast as a context manager? For example:\n    with torch.autocast(device_type=...):\n"
                             f"        output = model(input)")
         return autocast_decorator(self, func)
+
+
+@contextlib.contextmanager
+def autocast_excluded(device_type):
+    """Inside an op that autocast has already cast the inputs of: its own ops run in the dtypes they are
+    given, not autocast again (PyTorch's dispatcher excludes the Autocast keys inside an op).  For pedatorch's
+    composites that compute in another dtype than the rule gives them (attention's float32 math)."""
+    if not _state.enabled.get(device_type):
+        yield
+        return
+    with autocast(device_type, enabled=False):
+        yield
 
 
 # ---------------------------------------------------------------- custom autograd Functions under autocast

@@ -5,6 +5,7 @@ own promotion differs from PyTorch's in a few places (an int64 array times 1.5
 is float64 in numpy, float32 in PyTorch; a 0-dim float64 array does not widen
 a float32 one in PyTorch), so binary kernels call ``promote`` first.
 """
+import sys
 import functools
 import math
 import numbers
@@ -302,6 +303,15 @@ def add_numpy_names(target):
                 setattr(target, name, with_numpy_names(fn))
             else:
                 target[name] = with_numpy_names(fn)
+
+
+def user_stacklevel():
+    """The ``stacklevel`` for a ``warnings.warn`` in the calling function that names the first line outside
+    pedatorch (the learner's line, as PyTorch's warnings from C++ do), however deep the op's Python calls."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("pedatorch"):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def register(names_to_functions):

@@ -1,11 +1,24 @@
 """Moving a tensor to another dtype or device (``Tensor.to``), recorded as ``ToCopyBackward0``."""
 
+import warnings
+
 from .._device import to_device_array, device_of
 from ..backend import astype
 from .._layout import relayout, format_strides
 from .._tensor import preserve_format
 from ..autograd.function import ArrayFunction
-from ._util import register
+from ._util import register, user_stacklevel
+
+
+_warned_complex = [False]
+
+
+def _warn_complex_to_real():
+    """PyTorch's warning (once per process) when a cast or copy_ drops imaginary parts."""
+    if not _warned_complex[0]:
+        _warned_complex[0] = True
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                      stacklevel=user_stacklevel())
 
 
 class ToCopy(ArrayFunction):
@@ -18,6 +31,7 @@ class ToCopy(ArrayFunction):
         out = x
         if np_dtype is not None and x.dtype != np_dtype:
             if x.dtype.kind == "c" and np_dtype.kind != "c":
+                _warn_complex_to_real()
                 out = out.real
             out = astype(out, np_dtype)   # bfloat16 -1.0 -> uint8 is 255, as for float16/32/64
         if dev is not None:

@@ -9,9 +9,19 @@ For each parameter with gradient ``g`` at step ``t``::
     v_max = max(v_max, v)                             (amsgrad: the denominator uses v_max)
     denom = sqrt(v) / sqrt(1 - beta2 ** t) + eps
     theta = theta - lr / (1 - beta1 ** t) * m / denom
+
+``fused=True`` runs PyTorch's fused kernel instead of the for-loop of in-place ops: the same formulas,
+element by element in float32 (float64 for float64 parameters), rounding to the parameter's dtype only what
+it stores.  For float32 that is the same to the last bit or two; for float16 / bfloat16 parameters the
+for-loop rounds after every op (in float16 eps = 1e-8 is even 0, so a zero second moment divides by zero).
 """
+import math
+
+import numpy as np
+
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ..backend import namespace
 from .optimizer import _steps_to_tensors
 from .optimizer import (Optimizer, _check_capturable, _device_dtype_check_for_fused, _get_scalar_dtype, _get_value,
                         _scalar_arg, _to_scalar, _use_grad_for_differentiable)
@@ -143,6 +153,14 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, for
     """Functional API that performs the Adam computation (see :class:`Adam`)."""
     if not all(isinstance(t, Tensor) for t in state_steps):
         raise RuntimeError("API has changed, `state_steps` argument must contain a list of singleton tensors")
+    if fused:
+        if differentiable:
+            raise RuntimeError("Adam with fused=True does not support differentiable=True")
+        _fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, grad_scale, found_inf,
+                    amsgrad=amsgrad,
+                    beta1=beta1, beta2=beta2, lr=lr, weight_decay=weight_decay, eps=eps, maximize=maximize,
+                    decoupled_weight_decay=decoupled_weight_decay)
+        return
     _single_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, grad_scale, found_inf,
                         amsgrad=amsgrad, has_complex=has_complex, beta1=beta1, beta2=beta2, lr=lr,
                         weight_decay=weight_decay, eps=eps, maximize=maximize, capturable=capturable,
@@ -243,3 +261,48 @@ def _single_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, s
 
         if amsgrad and params[i].is_complex():
             max_exp_avg_sqs[i] = view_as_complex(max_exp_avg_sqs[i])
+
+
+def _fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, grad_scale, found_inf, *,
+                amsgrad, beta1, beta2, lr, weight_decay, eps, maximize, decoupled_weight_decay):
+    """PyTorch's fused Adam kernel (see the module docstring): per element, in the kernel's compute type
+    ``f``, with the scalars computed in double first and then cast to ``f``.  From a GradScaler it takes the
+    scale (dividing the gradients by it, in place) and ``found_inf`` (skipping the step, which is not counted)."""
+    lr, beta1, beta2 = _get_value(lr), _get_value(beta1), _get_value(beta2)
+    skip = found_inf is not None and found_inf.item() == 1.0
+    for i, param in enumerate(params):
+        state_steps[i] += 1
+        if skip:
+            state_steps[i] -= 1
+            continue
+        step = _get_value(state_steps[i])
+        step_size = lr / (1 - beta1 ** step)
+        bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
+        xp = namespace(param._data)
+        f = np.float64 if param._data.dtype == np.float64 else np.float32
+        p, g = param._data.astype(f), grads[i]._data.astype(f)
+        if grad_scale is not None:
+            g = g / f(grad_scale.item())
+            grads[i].copy_(Tensor._make(g))
+        if maximize:
+            g = -g
+        if weight_decay != 0:
+            if decoupled_weight_decay:
+                p = p * f(1 - lr * weight_decay)
+            else:
+                g = g + p * f(weight_decay)
+        m, v = exp_avgs[i]._data.astype(f), exp_avg_sqs[i]._data.astype(f)
+        w = f(1 - beta1)   # m = lerp(m, g, w), by the formula lerp uses for this weight
+        m = m + w * (g - m) if abs(w) < 0.5 else g - (g - m) * (f(1) - w)
+        v = v * f(beta2) + f(1 - beta2) * g * g
+        if amsgrad:
+            v_max = xp.maximum(max_exp_avg_sqs[i]._data.astype(f), v)
+            max_exp_avg_sqs[i].copy_(Tensor._make(v_max))
+            denom = xp.sqrt(v_max) / f(bias_correction2_sqrt) + f(eps)
+        else:
+            denom = xp.sqrt(v) / f(bias_correction2_sqrt) + f(eps)
+        p = p - f(step_size) * m / denom
+        # what the kernel stores, rounded to the parameter's dtype (the next step starts from these)
+        exp_avgs[i].copy_(Tensor._make(m))
+        exp_avg_sqs[i].copy_(Tensor._make(v))
+        param.copy_(Tensor._make(p))

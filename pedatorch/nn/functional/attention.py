@@ -6,13 +6,19 @@ PyTorch's CPU dispatcher picks one of two implementations, and so does pedatorch
 visible ``grad_fn``):
 
 * the fused kernel (``ScaledDotProductFlashAttentionForCpuBackward0``) for 4-D inputs without dropout, equal
-  head dims, a mask that is 2-D or 4-D (broadcastable over batch/heads) and needs no gradient.  Here it is
-  one ``ArrayFunction`` that keeps the probabilities P for its backward:
+  head dims, a mask that is 2-D or 4-D (broadcastable over batch/heads) and needs no gradient, unless
+  ``sdpa_kernel`` / ``enable_flash_sdp(False)`` switched it off.  Here it is one ``ArrayFunction`` that keeps
+  the probabilities P for its backward:
 
       dV = P^T dO,   dP = dO V^T,   dS = P * (dP - rowsum(dP * P)),   dQ = dS K * scale,   dK = dS^T Q * scale
 
   (with ``create_graph=True`` P is recomputed from Tensor ops so that second derivatives are exact);
 * otherwise the "math" composition: q * sqrt(scale), matmul, + mask, ``_safe_softmax``, dropout, matmul.
+
+float16 / bfloat16 inputs are computed in float32 by both, as PyTorch's kernels do: the math composition
+casts q, k, v to float32 and rounds its result once; the fused kernel keeps the scores and the row sums in
+float32 but rounds exp(score - max) to the input dtype for its product with V (and, in the backward, P and
+dS for theirs).  Rounding each intermediate to bfloat16 instead moves a third of the outputs by a unit.
 
 ``multi_head_attention_forward`` is PyTorch's Python function, line by line, on pedatorch ops.
 """
@@ -24,10 +30,11 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction, before_checks
 from ...backend import namespace
+from ...backends.cuda import _sdp   # the kernel switches of sdpa_kernel / enable_flash_sdp
 from ...autograd.grad_mode import _state
 from .dropout import dropout
 from .vision import pad
-from ..._dtype import is_float_np
+from ..._dtype import is_float_np, is_reduced_np, to_opmath
 from ...ops.creation import zeros, zeros_like
 from ...ops.join import cat
 from ...ops.linalg import addmm, baddbmm, bmm, matmul
@@ -38,9 +45,10 @@ __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 _NEG_INF = float("-inf")
 
 
-def _softmax_rows(s):
-    """softmax over the last axis; rows that are all -inf give zeros (on a device the dead rows are masked
-    always, without reading back whether there are any)."""
+def _exp_rows(s):
+    """(exp(s - rowmax), rowsum) over the last axis, the unnormalised softmax; rows that are all -inf give
+    zeros with a sum of 1 (on a device the dead rows are masked always, without reading back whether there
+    are any)."""
     xp = namespace(s)
     m = xp.max(s, axis=-1, keepdims=True)
     dead = m == -np.inf
@@ -51,8 +59,20 @@ def _softmax_rows(s):
     tot = xp.sum(e, axis=-1, keepdims=True)
     if any_dead:
         tot = xp.where(dead, 1, tot)
+    return e, tot
+
+
+def _softmax_rows(s):
+    """softmax over the last axis; rows that are all -inf give zeros."""
+    e, tot = _exp_rows(s)
     e /= tot
     return e
+
+
+def _rounded(a, npdt):
+    """``a`` (float32) rounded to the reduced dtype ``npdt`` and widened back: the value a kernel that stores an
+    intermediate in float16 / bfloat16 goes on with.  Nothing to do for float32 / float64 inputs."""
+    return a.astype(npdt).astype(a.dtype) if is_reduced_np(npdt) else a
 
 
 class SafeSoftmax(ArrayFunction):
@@ -89,29 +109,37 @@ class ScaledDotProductFlashAttentionForCpu(ArrayFunction):
     def forward(ctx, q, k, v, mask, scale, rep):
         k0, v0 = k, v
         xp = namespace(q)
+        dt = q.dtype
+        # float16 / bfloat16 in float32: PyTorch's kernel accumulates in float32 (see the module docstring)
+        q32, k, v, mask = to_opmath(q), to_opmath(k), to_opmath(v), to_opmath(mask)
         if rep > 1:
             k = xp.repeat(k, rep, axis=1)
             v = xp.repeat(v, rep, axis=1)
-        s = xp.matmul(q, xp.swapaxes(k, -1, -2))
+        s = xp.matmul(q32, xp.swapaxes(k, -1, -2))
         s *= s.dtype.type(scale)
         if mask is not None:
             s += mask
-        p = _softmax_rows(s).astype(q.dtype, copy=False)
-        out = xp.matmul(p, v).astype(q.dtype, copy=False)   # (numpy's bfloat16 matmul gives float32)
+        e, tot = _exp_rows(s)
+        # the kernel multiplies V by exp(s - max) stored in the input dtype, then divides by the float32 sum
+        out = (xp.matmul(_rounded(e, dt), v) * (1 / tot)).astype(dt, copy=False)
         ctx.scale, ctx.rep, ctx.mask = scale, rep, mask
-        ctx.save_for_backward(q, k0, v0, p)
+        ctx.save_for_backward(q, k0, v0, out, e / tot)   # P in float32 for a float16 / bfloat16 input
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        q, k, v, p = ctx.saved_tensors
+        q, k, v, out, p = ctx.saved_tensors
         rep, scale = ctx.rep, ctx.scale
+        if is_reduced_np(q._data.dtype) and not _state.enabled:
+            dq, dk, dv = _flash_backward_reduced(grad._data, q._data, k._data, v._data, out._data, p._data,
+                                                 scale, rep)
+            return Tensor._make(dq), Tensor._make(dk), Tensor._make(dv), None, None, None
         if rep > 1:
             k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
         if _state.enabled:  # differentiable probabilities for a second derivative
             s = q.matmul(k.mT) * scale
             if ctx.mask is not None:
-                s = s + Tensor._make(ctx.mask)
+                s = s + Tensor._make(ctx.mask).to(s.dtype)   # (the mask was widened to float32 for the forward)
             p = _safe_softmax(s, -1)
         dv = p.mT.matmul(grad)
         dp = grad.matmul(v.mT)
@@ -125,6 +153,33 @@ class ScaledDotProductFlashAttentionForCpu(ArrayFunction):
         return dq, dk, dv, None, None, None
 
 
+def _flash_backward_reduced(grad, q, k, v, out, p, scale, rep):
+    """The fused kernel's backward for float16 / bfloat16 arrays (P is float32).  Its products are float32
+    with P and dS rounded to the input dtype first; rowsum(dP * P) is computed as rowsum(dO * O) from the
+    rounded output; and dK, dV are gemm-accumulated into buffers of the input dtype, one query head of the
+    group and one block of query rows after the other, so that every addition rounds."""
+    xp = namespace(q)
+    dt, f32 = q.dtype, np.float32
+    mT = lambda a: xp.swapaxes(a, -1, -2)  # noqa: E731
+    q32, g32 = q.astype(f32), grad.astype(f32)
+    k32, v32 = xp.repeat(k.astype(f32), rep, axis=1), xp.repeat(v.astype(f32), rep, axis=1)
+    dsum = (g32 * out.astype(f32)).sum(-1, keepdims=True)
+    ds = _rounded(p * (xp.matmul(g32, mT(v32)) - dsum), dt)
+    pr = _rounded(p, dt)
+    dq = (xp.matmul(ds, k32) * f32(scale)).astype(dt)
+    B, H, L, S = p.shape
+    dk = xp.zeros((B, H // rep) + k.shape[2:], dtype=dt)
+    dv = xp.zeros((B, H // rep) + v.shape[2:], dtype=dt)
+    block = 256 if L >= 768 else 64 if L >= 192 else 32   # the kernel's query rows per step
+    for r in range(rep):            # query heads g * rep + r share key / value head g
+        heads = slice(r, None, rep)
+        for a in range(0, L, block):
+            rows = slice(a, a + block)
+            dk = (dk.astype(f32) + xp.matmul(mT(ds[:, heads, rows]), q32[:, heads, rows]) * f32(scale)).astype(dt)
+            dv = (dv.astype(f32) + xp.matmul(mT(pr[:, heads, rows]), g32[:, heads, rows])).astype(dt)
+    return dq, dk, dv
+
+
 _TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
                "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
                "uint8": "unsigned char", "bool": "bool"}
@@ -135,6 +190,8 @@ def _tn(t):
 
 
 def _flash_ok(query, key, value, attn_mask, dropout_p, enable_gqa):
+    if not _sdp["flash"]:  # sdpa_kernel(SDPBackend.MATH) or enable_flash_sdp(False): the math composition
+        return False
     if dropout_p > 0.0 or query.dim() != 4 or key.dim() != 4 or value.dim() != 4:
         return False
     if not is_float_np(query._data.dtype):
@@ -170,7 +227,6 @@ def _check_kernel_switches(query):
     """PyTorch refuses to run when ``sdpa_kernel`` (or torch.backends.cuda's switches) left it no kernel it
     has for the device: on the CPU only the math and flash kernels exist.  pedatorch computes the math
     formula whichever is allowed."""
-    from ...backends.cuda import _sdp
     usable = ("math", "flash") if query.device.type == "cpu" else ("math", "flash", "mem_efficient", "cudnn")
     if not any(_sdp[name] for name in usable):
         raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
@@ -216,10 +272,23 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
-def _sdpa_math(query_, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
-    """ATen's _scaled_dot_product_attention_math, op by op."""
+def _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """ATen's _scaled_dot_product_attention_math: float16 / bfloat16 are computed in float32 and rounded once at
+    the end (grad_fn ToCopyBackward0), unless allow_fp16_bf16_reduction_math_sdp(True) asked for the
+    low-precision composition."""
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if not is_reduced_np(query._data.dtype) or _sdp["math_fp16_bf16_reduction"]:
+        return _sdpa_composition(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    from ...amp.autocast_mode import autocast_excluded   # (imported here: amp's op lists import this module)
+    with autocast_excluded(query.device.type):   # the float32 products stay float32 inside an autocast region
+        out = _sdpa_composition(query.float(), key.float(), value.float(), attn_mask, dropout_p, is_causal,
+                                scale, enable_gqa)
+    return out.to(query.dtype)
+
+
+def _sdpa_composition(query_, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """The math formula op by op: q * sqrt(scale), matmul, + mask, _safe_softmax, dropout, matmul."""
     E = query_.shape[-1]
     np_dt = query_._data.dtype
     negative = scale is not None and scale < 0.0
