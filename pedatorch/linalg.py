@@ -1202,6 +1202,31 @@ def solve_triangular(A, B, *, upper=None, left=True, unitriangular=False, out=No
     return X if out is None else write_out(out, X)
 
 
+class CholeskySolve(ArrayFunction):
+    """X = A^-1 B for A = L L^H (``upper``: A = U^H U), given the factor: two triangular solves (LAPACK's potrs);
+    gB = A^-1 g (a cholesky_solve again),  gL = -(gB X^H + X gB^H) L  (upper: -U (gB X^H + X gB^H)).  PyTorch's
+    formula: the factor's gradient is a full matrix, not kept to its triangle."""
+    node_name = "CholeskySolveBackward0"
+
+    @staticmethod
+    def forward(ctx, B, F, upper):
+        xp = namespace(B, F)
+        low = xp.conj(xp.swapaxes(F, -1, -2)) if upper else F
+        Y = _substitute(xp, low, B, False, False)
+        X = xp.ascontiguousarray(_substitute(xp, xp.conj(xp.swapaxes(low, -1, -2)), Y, True, False))
+        ctx.upper = upper
+        ctx.save_for_backward(F, X)
+        return X
+
+    @staticmethod
+    def backward(ctx, g):
+        F, X = ctx.saved_tensors
+        gB = CholeskySolve.apply(g, F, ctx.upper)
+        common = gB @ X.mH
+        common = common + common.mH
+        return gB, -(F @ common) if ctx.upper else -(common @ F), None
+
+
 # ====================================================================== LU
 
 linalg_lu = _rt("linalg_lu", ["P", "L", "U"])

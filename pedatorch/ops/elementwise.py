@@ -1616,7 +1616,6 @@ def _bitwise_not_kernel(x):
 
 
 BitwiseNot = _nondiff("BitwiseNot", _bitwise_not_kernel)
-IsNan = _nondiff("IsNan", _XP.isnan)
 
 
 def _on_floats(test, ints_answer):
@@ -2120,7 +2119,8 @@ def bitwise_not(input, *, out=None):
 
 
 def isnan(input):
-    return IsNan.apply(input)
+    """``input != input``: PyTorch's own definition (the result is laid out as that comparison's is)."""
+    return Ne.apply(input, input)
 
 
 def isinf(input):

@@ -92,9 +92,7 @@ def cholesky_solve(B, L_, upper=False, *, out=None):
     if B.dtype is not L_.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_type_word(B._data.dtype)} "
                            f"and A of type {_type_word(L_._data.dtype)} instead.")
-    Lf = L_.mH if upper else L_
-    y = L.solve_triangular(Lf, B, upper=False)
-    x = L.solve_triangular(Lf.mH, y, upper=True)
+    x = L.CholeskySolve.apply(B, L_, bool(upper))
     return x if out is None else write_out(out, x)
 
 

@@ -384,8 +384,8 @@ def _verify_batch_size(size):
     for s in size[2:]:
         prod *= s
     if prod == 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                         f"torch.Size({list(size)})")
+        # the size as the caller passed it: batch_norm's torch.Size, group_norm's list
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
 
 
 def _check_features(name, num_features, t):
@@ -798,14 +798,22 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     shape = list(input.shape)
     _verify_batch_size([shape[0] * shape[1] // num_groups, num_groups] + shape[2:])
     C = shape[1]
-    check_kernel_dtype("GroupNormKernelImpl", input._data.dtype, "f")
     if C % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {shape_str(shape)} and num_groups={num_groups}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and (t.dim() != 1 or t.numel() != C):
+            # PyTorch's bias message names the *weight's* shape ([0] when there is no weight)
+            bad = [0] if weight is None else weight.shape
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
-                               f"but got {name} of shape {shape_str(t.shape)} and input of shape {shape_str(shape)}")
+                               f"but got {name} of shape {shape_str(bad)} and input of shape {shape_str(shape)}")
+    # the dtypes as layer norm checks them: the mixed path first, then the kernel, then each parameter
+    mixed = _check_mixed_params(input, weight, bias)
+    check_kernel_dtype("GroupNormKernelImpl", input._data.dtype, "f")
+    for p in (weight, bias):
+        if not mixed and p is not None and p._data.dtype != input._data.dtype:
+            raise RuntimeError(f"expected scalar type {_type_word(input._data.dtype)} but found "
+                               f"{_type_word(p._data.dtype)}")
     return NativeGroupNorm.apply(input, int(num_groups), weight, bias, float(eps))
 
 

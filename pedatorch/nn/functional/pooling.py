@@ -18,7 +18,10 @@ offsets of the longest window.
 1-d pools run as 2-d pools on ``input.unsqueeze(-2)``, as in PyTorch (hence its grad_fn chain
 ``SqueezeBackward1 -> MaxPool2DWithIndicesBackward0 -> UnsqueezeBackward0``).
 """
+import functools
+import itertools
 import numbers
+import operator
 
 import numpy as np
 
@@ -228,15 +231,18 @@ class _MaxPool(ArrayFunction):
         x, = ctx.saved_tensors
         nplane = _prod(x.shape[-len(ctx.g.k):])
         # _IndexAdd under this pooling's node name (see _grad_op)
-        return ctx._function._grad_op.apply(grad, x, ctx.idx, x.shape, nplane, ctx.unique), None, None
+        return ctx._function._grad_op.apply(grad, x, ctx.idx, x.shape, nplane, ctx.unique,
+                                            _grad_format(ctx, x)), None, None
 
 
 class MaxPool2d(_MaxPool):
     node_name = "MaxPool2DWithIndicesBackward0"
+    _grad_keeps_format = True
 
 
 class MaxPool3d(_MaxPool):
     node_name = "MaxPool3DWithIndicesBackward0"
+    _grad_keeps_format = True
 
 
 class _AdaptiveMaxPool(ArrayFunction):
@@ -259,11 +265,12 @@ class _AdaptiveMaxPool(ArrayFunction):
     def backward(ctx, grad, _):
         x, = ctx.saved_tensors
         nplane = _prod(x.shape[-len(ctx.outsp):])
-        return ctx._function._grad_op.apply(grad, x, ctx.idx, x.shape, nplane, False), None
+        return ctx._function._grad_op.apply(grad, x, ctx.idx, x.shape, nplane, False, _grad_format(ctx, x)), None
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     node_name = "AdaptiveMaxPool2DBackward0"
+    _grad_keeps_format = True
 
 
 class AdaptiveMaxPool3d(_AdaptiveMaxPool):
@@ -279,6 +286,13 @@ def _like_rows(a, rows):
     """``a`` (indices or gradients of the windows) as one row per row of ``rows`` (not -1: numpy cannot
     infer a dimension when there is no row)."""
     return a.reshape(rows.shape[0], a.size // rows.shape[0] if rows.shape[0] else 0)
+
+
+def _grad_format(ctx, x):
+    """The layout of a pooling's input gradient: ATen's 2-d kernels (and max_pool3d's) give it the format the
+    input suggests (channels-last in, channels-last out), the other kernels a contiguous one."""
+    return suggested_format(x._data) if getattr(ctx._function, "_grad_keeps_format", False) else \
+        "contiguous_format"
 
 
 def _pooled_input_grad(ctx, grad):
@@ -297,7 +311,7 @@ class _IndexAdd(ArrayFunction):
     node_name = "MaxPoolWithIndicesBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, x, idx, in_shape, nplane, unique):
+    def forward(ctx, grad, x, idx, in_shape, nplane, unique, memory_format):
         if ctx.needs_input_grad:
             ctx.idx, ctx.in_shape, ctx.nplane = idx, in_shape, nplane
         xp = namespace(grad)
@@ -308,11 +322,12 @@ class _IndexAdd(ArrayFunction):
             xp.put_along_axis(rows, i2, g2, axis=1)
         else:
             scatter_add(rows, (xp.arange(rows.shape[0])[:, None], i2), g2)
-        return out
+        return in_format(out, memory_format)
 
     @staticmethod
     def backward(ctx, grad):
-        return _IndexGather.apply(grad, ctx.idx, ctx.nplane), _pooled_input_grad(ctx, grad), None, None, None, None
+        return (_IndexGather.apply(grad, ctx.idx, ctx.nplane), _pooled_input_grad(ctx, grad), None, None, None,
+                None, None)
 
 
 class _IndexGather(ArrayFunction):
@@ -328,7 +343,7 @@ class _IndexGather(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return _IndexAdd.apply(grad, None, ctx.idx, ctx.in_shape, ctx.nplane, False), None, None
+        return _IndexAdd.apply(grad, None, ctx.idx, ctx.in_shape, ctx.nplane, False, "contiguous_format"), None, None
 
 
 class _AvgPool(ArrayFunction):
@@ -344,11 +359,12 @@ class _AvgPool(ArrayFunction):
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        return ctx._function._grad_op.apply(grad, x, ctx.g, ctx.div), None, None
+        return ctx._function._grad_op.apply(grad, x, ctx.g, ctx.div, _grad_format(ctx, x)), None, None
 
 
 class AvgPool2d(_AvgPool):
     node_name = "AvgPool2DBackward0"
+    _grad_keeps_format = True
 
 
 class AvgPool3d(_AvgPool):
@@ -368,26 +384,26 @@ class _AvgPoolAdjoint(ArrayFunction):
     node_name = "AvgPoolBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, x, g, div):
+    def forward(ctx, grad, x, g, div, memory_format):
         if ctx.needs_input_grad:
             ctx.g, ctx.div, ctx.in_shape = g, div, x.shape
-        return _avg_pool_adjoint(grad, g, div, x.shape)
+        return in_format(_avg_pool_adjoint(grad, g, div, x.shape), memory_format)
 
     @staticmethod
     def backward(ctx, gg):
-        return _AvgPool.apply(gg, ctx.g, ctx.div), _pooled_input_grad(ctx, gg), None, None
+        return _AvgPool.apply(gg, ctx.g, ctx.div), _pooled_input_grad(ctx, gg), None, None, None
 
 
 def _avg_pool(x, g, div):
     dims = len(g.k)
     lead = x.shape[:x.ndim - dims]
-    xf = _flat(x, dims)
+    xf = to_opmath(_flat(x, dims))   # float16/bfloat16 summed and divided in float32, rounded once (ATen)
     xp = namespace(x)
     xpad = _pad(xf, g, 0)
     out = None
     for _, sl in g.offsets():
         v = xpad[(slice(None),) + sl]
-        out = v.astype(x.dtype, copy=True) if out is None else xp.add(out, v, out=out)
+        out = v.astype(xf.dtype, copy=True) if out is None else xp.add(out, v, out=out)
     out = out / div if is_inexact_np(x.dtype) else xp.trunc(out / div)   # integers: C division
     return out.astype(x.dtype, copy=False).reshape(lead + tuple(g.outsp))
 
@@ -398,7 +414,9 @@ def _avg_pool_adjoint(grad, g, div, in_shape):
     gf = _flat(grad, dims) / div
     his = [g.pad_hi(i) for i in range(dims)]
     acc = xp.zeros(gf.shape[:1] + tuple(n + p + h for n, p, h in zip(g.insp, g.p, his)), dtype=grad.dtype)
-    for _, sl in g.offsets():
+    # the offsets backwards: each input then gets its windows' shares in the order of the outputs, as in
+    # ATen's loop (in float16/bfloat16 every += rounds, so the order shows)
+    for _, sl in reversed(list(g.offsets())):
         acc[(slice(None),) + sl] += gf
     acc = acc[(slice(None),) + tuple(slice(p, p + n) for p, n in zip(g.p, g.insp))]
     return xp.ascontiguousarray(acc).reshape(in_shape)
@@ -431,23 +449,33 @@ class _AdaptiveAvgPool(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, mats):
+        return _AdaptiveAvgPool._pool(ctx, x, mats, suggested_format(x))
+
+    @staticmethod
+    def _pool(ctx, x, mats, memory_format):
         if ctx.needs_input_grad:
             ctx.save_for_backward(x)   # as PyTorch: an in-place write to x before backward is an error
             ctx.mats = mats
-        return in_format(_apply_mats(x, mats, False), suggested_format(x))
+        return in_format(_apply_mats(x, mats, False), memory_format)
 
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        return ctx._function._grad_op.apply(grad, x, ctx.mats), None
+        return ctx._function._grad_op.apply(grad, x, ctx.mats, _grad_format(ctx, x)), None
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPool):
     node_name = "AdaptiveAvgPool2DBackward0"
+    _grad_keeps_format = True
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPool):
     node_name = "AdaptiveAvgPool3DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, mats):
+        # ATen's CPU kernel makes the input contiguous: no channels-last result in 3-d
+        return _AdaptiveAvgPool._pool(ctx, x, mats, "contiguous_format")
 
 
 class _AdaptiveAvgAdjoint(ArrayFunction):
@@ -456,14 +484,14 @@ class _AdaptiveAvgAdjoint(ArrayFunction):
     node_name = "AdaptiveAvgPoolBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, grad, x, mats):
+    def forward(ctx, grad, x, mats, memory_format):
         if ctx.needs_input_grad:
             ctx.mats, ctx.in_shape = mats, x.shape
-        return _apply_mats(grad, mats, True)
+        return in_format(_apply_mats(grad, mats, True), memory_format)
 
     @staticmethod
     def backward(ctx, gg):
-        return _AdaptiveAvgPool.apply(gg, ctx.mats), _pooled_input_grad(ctx, gg), None
+        return _AdaptiveAvgPool.apply(gg, ctx.mats), _pooled_input_grad(ctx, gg), None, None
 
 
 def _grad_op(base, node_name):
@@ -488,6 +516,8 @@ def _apply_mats(x, mats, transpose):
     dims = len(mats)
     xp = namespace(x)
     dtype = x.dtype
+    if dtype.itemsize == 2:   # float16 / bfloat16: ATen's order of operations and roundings
+        return _adaptive_avg_half_grad(x, mats) if transpose else _adaptive_avg_half(x, mats)
     x = to_opmath(x)
     for i, m in enumerate(mats):
         ax = x.ndim - dims + i
@@ -501,6 +531,67 @@ def _apply_mats(x, mats, transpose):
             out[..., r] = (xs[..., start:end] * m[r, start:end]).sum(-1)
         x = xp.moveaxis(out, -1, ax)
     return xp.ascontiguousarray(x).astype(dtype, copy=False)
+
+
+def _half_step(v, dtype):
+    """float32 values rounded to ``dtype`` (float16/bfloat16) and back: one operation of the half type."""
+    return v.astype(dtype).astype(np.float32)
+
+
+def _window_grids(mats, xp):
+    """Per spatial dim, the adaptive windows' starts and sizes, shaped to broadcast over the output grid
+    (for three dims: (oT, 1, 1), (1, oH, 1), (1, 1, oW))."""
+    grids = []
+    for d, m in enumerate(mats):
+        start, end = _adaptive_windows(m.shape[1], m.shape[0], xp)
+        shape = [1] * len(mats)
+        shape[d] = -1
+        grids.append((start.reshape(shape), (end - start).reshape(shape)))
+    return grids
+
+
+def _adaptive_avg_half(x, mats):
+    """ATen's CPU adaptive average pooling of float16/bfloat16: each window summed element by element (in
+    window order), then divided by each window size in turn.  The 2-d kernel does this in float32 and
+    rounds once; the 3-d kernel works in the half type, every add and every division rounded."""
+    xp = namespace(x)
+    step = (lambda v: _half_step(v, x.dtype)) if len(mats) == 3 else (lambda v: v)
+    grids = _window_grids(mats, xp)
+    total = xp.zeros(x.shape[:x.ndim - len(mats)] + tuple(m.shape[0] for m in mats), dtype=np.float32)
+    # one offset inside every window at once; windows shorter than the offset skip it
+    for offset in itertools.product(*(range(int(k.max(initial=0))) for _, k in grids)):
+        inside = functools.reduce(operator.and_, (o < k for o, (_, k) in zip(offset, grids)))
+        # (clamped: where an offset is outside its window, the value read is not used)
+        index = tuple(xp.minimum(st + o, n - 1) for o, (st, _), n in zip(offset, grids, x.shape[-len(mats):]))
+        total = xp.where(inside, step(total + x[(Ellipsis,) + index].astype(np.float32)), total)
+    for _, k in grids:
+        total = step(total / k)
+    return total.astype(x.dtype)
+
+
+def _adaptive_avg_half_grad(grad, mats):
+    """The backward of ``_adaptive_avg_half`` as ATen's kernels (2-d and 3-d) do it in the half type: each
+    output's gradient divided by each window size in turn, then added to every input of its window, the
+    outputs taken in order (windows overlap when the input is smaller than the output); all rounded."""
+    xp = namespace(grad)
+    dims = len(mats)
+    delta = grad.astype(np.float32)
+    for _, k in _window_grids(mats, xp):
+        delta = _half_step(delta / k, grad.dtype)
+    # per dim, the outputs whose windows cover each input index: consecutive ones, from the first
+    covers = []
+    for d, m in enumerate(mats):
+        inside = m != 0                                       # (out, in)
+        first, count = inside.argmax(0), inside.sum(0)
+        shape = [1] * dims
+        shape[d] = -1
+        covers.append([(xp.minimum(first + j, m.shape[0] - 1).reshape(shape), (j < count).reshape(shape))
+                       for j in range(int(count.max(initial=0)))])
+    gi = xp.zeros(grad.shape[:grad.ndim - dims] + tuple(m.shape[1] for m in mats), dtype=np.float32)
+    for cover in itertools.product(*covers):
+        ok = functools.reduce(operator.and_, (valid for _, valid in cover))
+        gi = xp.where(ok, _half_step(gi + delta[(Ellipsis,) + tuple(i for i, _ in cover)], grad.dtype), gi)
+    return gi.astype(grad.dtype)
 
 
 def _avg_matrix(n, out, xp):
@@ -831,8 +922,10 @@ def _adaptive_avg_nd(dims, input, output_size):
     if len(o) != dims:
         raise RuntimeError(f"{fname}: output_size must be {dims}")
     if any(v < 0 for v in o):
+        # (ATen's 3-d message has no space before the last size: "{-1, -1,-1}")
+        received = f"{o[0]}, {o[1]},{o[2]}" if dims == 3 else ", ".join(map(str, o))
         raise RuntimeError(f"{fname}: elements of output_size must be greater than or equal to 0 but received "
-                           f"{{{', '.join(map(str, o))}}}")
+                           f"{{{received}}}")
     if all(v == 1 for v in o):   # the mean over the spatial dims (PyTorch's shortcut: MeanBackward1)
         out = input.mean(tuple(range(-1, -dims - 1, -1)), keepdim=True)
         if suggested_format(input._data) != "contiguous_format":
@@ -843,13 +936,17 @@ def _adaptive_avg_nd(dims, input, output_size):
     nd = input.ndim
     if nd not in (dims + 1, dims + 2):
         raise RuntimeError(f"{fname}(): Expected {_dims_word(dims)} tensor, but got {shape_str(input.shape)}")
-    for i in range(nd - dims, nd):
+    # the 2-d pool checks the spatial dims; the 3-d one every dim after the first (a batch's channels too)
+    for i in (range(nd - 2, nd) if dims == 2 else range(1, nd)):
         if input.shape[i] == 0:
             raise RuntimeError(f"{fname}(): Expected input to have non-zero size for non-batch dimensions, but input "
                                f"has sizes {shape_str(input.shape)} with dimension {i} being empty")
     x = input._data
-    if not is_inexact_np(x.dtype):
-        raise NotImplementedError(f"\"adaptive_avg_pool{dims}d\" not implemented for '{_type_word(x.dtype)}'")
+    # (complex too: only the mean shortcut above takes it; the 2-d kernel is not called for an empty result)
+    if not is_float_np(x.dtype) and (dims == 3 or _prod(input.shape[:nd - dims]) * _prod(o)):
+        kernel = "adaptive_avg_pool3d_cpu" if dims == 3 else "adaptive_avg_pool2d" if \
+            suggested_format(x) == "contiguous_format" else "adaptive_avg_pool2d_channels_last"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_word(x.dtype)}'")
     mats = tuple(_avg_matrix(n, m, namespace(input._data)) for n, m in zip(input.shape[-dims:], o))
     return (AdaptiveAvgPool2d if dims == 2 else AdaptiveAvgPool3d).apply(input, mats)
 
@@ -1104,7 +1201,8 @@ class _FractionalMaxPool(ArrayFunction):
     def backward(ctx, grad, _):
         x, = ctx.saved_tensors
         nplane = _prod(x.shape[-ctx.dims:])
-        return ctx._function._grad_op.apply(grad, x, ctx.idx, x.shape, nplane, False), None, None, None
+        return ctx._function._grad_op.apply(grad, x, ctx.idx, x.shape, nplane, False,
+                                            _grad_format(ctx, x)), None, None, None
 
 
 class FractionalMaxPool2d(_FractionalMaxPool):

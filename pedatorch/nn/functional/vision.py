@@ -10,12 +10,12 @@ PyTorch's kernels nest them).  Per dim and mode, with s = the source/destination
     linear         src = s * (dst + 0.5) - 0.5, clamped at 0 (align_corners: s * dst); taps floor(src) and the
                    next one, weights 1 - l and l
     cubic          4 taps around floor(src) (clamped to the edge), Keys' cubic with A = -0.75
-    area           the adaptive average pool window [floor(i in / out), ceil((i + 1) in / out))
     antialias      PIL's filters (triangle, Keys' cubic with A = -0.5, Lanczos-3), their support scaled by s when
                    downsampling, weights normalised to sum 1
 
 s is ``1 / scale_factor`` when a scale factor is given (and not recomputed), else ``in / out``
 (align_corners: (in - 1) / (out - 1)).  The backward of every mode applies the transposed tap matrix.
+Mode "area" is no resampling of its own: PyTorch hands it to ``adaptive_avg_pool1d/2d/3d``.
 """
 import math
 import numbers
@@ -33,6 +33,7 @@ from ...ops.creation import linspace, tensor, zeros
 from ...ops.elementwise import mul
 from ...ops.join import stack
 from ...ops.manip import pad as _pad
+from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
            "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "grid_sample", "affine_grid"]
@@ -109,18 +110,6 @@ def _taps_cubic(in_size, out_size, align_corners, scale, dt, xp):
     return idx, w
 
 
-def _taps_area(in_size, out_size, dt, xp):
-    i = xp.arange(out_size)
-    start = (i * in_size) // out_size
-    end = ((i + 1) * in_size + out_size - 1) // out_size
-    n = end - start
-    k = int(n.max())   # (on a device: one read of the widest window)
-    t = xp.arange(k)
-    idx = xp.minimum(start[:, None] + t, (end - 1)[:, None])
-    w = xp.where(t < n[:, None], (1.0 / n)[:, None], 0.0).astype(dt)
-    return idx, w
-
-
 def _aa_bilinear(x):
     xp = namespace(x)
     x = xp.abs(x)
@@ -193,15 +182,15 @@ class _UpsampleGrad(ArrayFunction):
     """dx = the transposed tap matrices applied to grad, dim by dim; its own backward applies the taps again"""
 
     @staticmethod
-    def forward(ctx, g, mats):
+    def forward(ctx, g, mats, memory_format):
         ctx.mats = mats
         for axis, m in mats:
             g = _apply_matrix(g, axis, m.T)
-        return namespace(g).ascontiguousarray(g)
+        return in_format(namespace(g).ascontiguousarray(g), memory_format)
 
     @staticmethod
     def backward(ctx, gg):
-        return _MatrixApply.apply(gg, ctx.mats), None
+        return _MatrixApply.apply(gg, ctx.mats), None, None
 
 
 class _MatrixApply(ArrayFunction):
@@ -216,7 +205,7 @@ class _MatrixApply(ArrayFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return _UpsampleGrad.apply(grad, ctx.mats), None
+        return _UpsampleGrad.apply(grad, ctx.mats, "contiguous_format"), None
 
 
 class _Upsample(ArrayFunction):
@@ -225,6 +214,7 @@ class _Upsample(ArrayFunction):
     @staticmethod
     def forward(ctx, x, taps):
         in_shape = x.shape
+        memory_format = suggested_format(x)   # a channels-last input gives a channels-last result (as in ATen)
         out = x
         xp = namespace(x)
         for axis, idx, w in reversed(taps):
@@ -233,14 +223,21 @@ class _Upsample(ArrayFunction):
                 out = xp.clip(xp.floor(out + 0.5), 0, 255)
         ctx.taps, ctx.in_shape = taps, in_shape
         if out is x:
-            return x.copy()
-        return out.astype(x.dtype, copy=False)   # (float16/bfloat16 weighed in float32, rounded once)
+            out = x.copy()
+        # (float16/bfloat16 weighed in float32, rounded once)
+        return in_format(out.astype(x.dtype, copy=False), memory_format)
 
     @staticmethod
     def backward(ctx, grad):
         dt = grad._data.dtype
         mats = tuple((axis, _matrix(idx, w, ctx.in_shape[axis], dt)) for axis, idx, w in ctx.taps)
-        return _UPSAMPLE_GRADS[type(ctx)._function].apply(grad, mats), None
+        function = type(ctx)._function
+        # ATen's backward kernels of these modes give a channels-last gradient a channels-last result; the
+        # others (bicubic, 3-d nearest, ...) a contiguous one
+        keeps = function.__name__ in ("UpsampleNearest2D", "UpsampleNearestExact2D", "UpsampleBilinear2D",
+                                      "UpsampleBilinear2DAa", "UpsampleTrilinear3D")
+        memory_format = suggested_format(grad._data) if keeps else "contiguous_format"
+        return _UPSAMPLE_GRADS[function].apply(grad, mats, memory_format), None
 
 
 _UPSAMPLE_CLASSES = {}
@@ -289,8 +286,6 @@ def _check_resample_dtype(dt, mode, nsp, antialias):
         kernel = "compute_index_ranges_weights"
     elif mode in ("nearest", "nearest-exact"):
         kernel = "upsample_nearest2d_channels_last" if nsp == 2 else "compute_indices_weights_nearest"
-    elif mode == "area":
-        kernel = f"adaptive_avg_pool{max(nsp, 2)}d"
     else:
         kernel = {"bilinear": "upsample_bilinear2d_channels_last", "bicubic": "compute_indices_weights_cubic"}.get(
             mode, "compute_indices_weights_linear")
@@ -310,10 +305,6 @@ def _resample(input, mode, output_size, scale_factors, align_corners, antialias)
         scales = [None] * nsp
     _check_sizes(in_sizes, out_sizes)
     _check_resample_dtype(x._data.dtype, mode, nsp, antialias)
-    if mode == "area" and all(o == 1 for o in out_sizes):   # adaptive_avg_pool's shortcut: a mean
-        if nsp == 1:
-            return x.unsqueeze(2).mean((-1, -2), keepdim=True).squeeze(2)
-        return x.mean(tuple(range(-1, -nsp - 1, -1)), keepdim=True)
     dt = _opmath(x._data)
     xp = namespace(x._data)   # the tap tables are made on the input's device
     taps = []
@@ -321,8 +312,6 @@ def _resample(input, mode, output_size, scale_factors, align_corners, antialias)
         i, o, sc = in_sizes[k], out_sizes[k], scales[k]
         if mode in ("nearest", "nearest-exact"):
             idx, w = _taps_nearest(i, o, sc, mode == "nearest-exact", xp)
-        elif mode == "area":
-            idx, w = _taps_area(i, o, dt, xp)
         elif antialias:
             if mode == "bilinear":
                 idx, w = _taps_aa(i, o, align_corners, sc, dt, 2, _aa_bilinear, xp)
@@ -339,15 +328,9 @@ def _resample(input, mode, output_size, scale_factors, align_corners, antialias)
         name = f"UpsampleNearest{nsp}D"
     elif mode == "nearest-exact":
         name = f"UpsampleNearestExact{nsp}D"
-    elif mode == "area":
-        name = f"AdaptiveAvgPool{max(nsp, 2)}D"
     else:
         name = {"linear": "UpsampleLinear1D", "bilinear": "UpsampleBilinear2D", "bicubic": "UpsampleBicubic2D",
                 "trilinear": "UpsampleTrilinear3D", "lanczos": "UpsampleLanczos2D"}[mode] + ("Aa" if antialias else "")
-    if mode == "area" and nsp == 1:  # adaptive_avg_pool1d is a 2-D pool of an unsqueezed input
-        x4 = x.unsqueeze(2)
-        taps4 = ((3, taps[0][1], taps[0][2]),)
-        return _upsample_class(name).apply(x4, taps4).squeeze(2)
     return _upsample_class(name).apply(x, tuple(taps))
 
 
@@ -403,7 +386,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
                          "4-D tensor as input")
     nd = input.dim()
-    if mode in ("nearest", "nearest-exact", "area") and nd in (3, 4, 5):
+    if mode == "area" and nd in (3, 4, 5):
+        # PyTorch's interpolate calls the adaptive average pooling: its checks, its mean shortcut, its layout
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 3](input, output_size)
+    if mode in ("nearest", "nearest-exact") and nd in (3, 4, 5):
         return _resample(input, mode, output_size, scale_factors, None, False)
     if (nd, mode) in ((3, "linear"), (4, "bilinear"), (5, "trilinear"), (4, "bicubic")):
         return _resample(input, mode, output_size, scale_factors, align_corners, antialias)

@@ -1,12 +1,13 @@
-"""LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm."""
+"""LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm, and the legacy CrossMapLRN2d."""
 import numbers
 
-from ...ops.creation import empty
+from ...autograd.function import Function
+from ...ops.creation import empty, zeros
 from ..parameter import Parameter
 from .. import functional as F, init
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
 class LayerNorm(Module):
@@ -49,7 +50,7 @@ class GroupNorm(Module):
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, bias=True, device=None, dtype=None):
         super().__init__()
         if num_channels % num_groups != 0:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups = num_groups
         self.num_channels = num_channels
         self.eps = eps
@@ -112,6 +113,73 @@ class LocalResponseNorm(Module):
 
     def forward(self, input):
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class _CrossMapLRN2dFunction(Function):
+    """Lua Torch's cross-channel LRN, kept by PyTorch as a Python autograd Function with its own backward:
+    out = x * (k + alpha / size * window_sum(x^2))^-beta.  The window sum is a running sum over the channels,
+    in PyTorch's order of adds and subtracts; note that it never subtracts channel 0 again (a quirk kept
+    here, as the numbers must be PyTorch's).  The backward is PyTorch's hand-written formula too."""
+    node_name = "CrossMapLRN2dBackward"
+
+    @staticmethod
+    def forward(ctx, input, size, alpha=1e-4, beta=0.75, k=1):
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+        channels = input.size(1)
+        square = input.pow(2)
+        pre_pad = int((size - 1) / 2 + 1)
+        scale = empty(input.shape, dtype=input.dtype, device=input.device)
+        first = scale.select(1, 0)
+        first.zero_()
+        for c in range(min(pre_pad, channels)):
+            first.add_(square.select(1, c))
+        for c in range(1, channels):   # slide the window: add the channel entering it, drop one leaving it
+            current = scale.select(1, c)
+            current.copy_(scale.select(1, c - 1))
+            if c < channels - pre_pad + 1:
+                current.add_(square.select(1, c + pre_pad - 1))
+            if c > pre_pad:
+                current.sub_(square.select(1, c - pre_pad))
+        scale.mul_(alpha / size).add_(k)
+        output = scale.pow(-beta).mul_(input)
+        ctx.size, ctx.alpha, ctx.beta, ctx.scale = size, alpha, beta, scale
+        ctx.save_for_backward(input, output)
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, output = ctx.saved_tensors
+        size, scale = ctx.size, ctx.scale
+        batch, channels, height, width = input.shape
+        grad_input = scale.pow(-ctx.beta).mul_(grad_output)
+        # grad_output * output / scale per channel, zero-padded in front; a window of `size` of them is
+        # summed for each channel (the offset is PyTorch's, as is the failure of narrow() for size 1)
+        padded = zeros(channels + size - 1, height, width, dtype=input.dtype, device=input.device)
+        centre = padded.narrow(0, int(size - (size - 1) / 2), channels)
+        coef = 2 * ctx.alpha * ctx.beta / size
+        for n in range(batch):
+            centre.copy_(grad_output[n] * output[n] / scale[n])
+            window = padded.narrow(0, 0, size - 1).sum(0)
+            for c in range(channels):
+                window.add_(padded[c + size - 1])
+                grad_input[n][c].addcmul_(input[n][c], window, value=-coef)
+                window.sub_(padded[c])
+        return grad_input, None, None, None, None
+
+
+class CrossMapLRN2d(Module):
+    """Local response normalization across channels (the legacy Lua Torch layer; see LocalResponseNorm)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return _CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
