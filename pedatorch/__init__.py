@@ -375,6 +375,8 @@ _ops._util.add_numpy_names(globals())  # torch.sum(x, axis=0, keepdims=True), as
 from . import random, compiler, multiprocessing, distributed, profiler, hub  # noqa: E402,F401  (torch.random, ...)
 from . import sparse  # noqa: E402,F401  (torch.sparse: sparse COO tensors)
 from . import functional, types  # noqa: E402,F401  (torch.functional, torch.types)
+from .ops.foreach import FOREACH as _FOREACH  # noqa: E402
+globals().update(_FOREACH)   # torch._foreach_add_, ... (loops over a list of tensors)
 from .utils import model_zoo as _model_zoo  # noqa: E402,F401  (torch.utils.model_zoo)
 from .sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
 from ._tensor import sparse_coo  # noqa: E402,F401
