@@ -76,3 +76,22 @@ def test_module_aliases(torch):
     assert pt.functional.norm(pt.ones(3)).item() == pytest.approx(3 ** 0.5)
     assert pt.utils.model_zoo.load_url is pt.hub.load_state_dict_from_url
     assert isinstance(3, pt.types.Number.__args__) and pt.types.Storage
+
+
+def _resizes(lib):
+    import warnings
+    out = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = lib.arange(6., requires_grad=True)
+        y = x.resize(2, 3)
+        out += [_norm(y), y.grad_fn.name(), y._base is x]
+        y.sum().backward()
+        out += [_norm(x.grad), _norm(x.detach().resize_as(lib.ones(3, 2)).shape),
+                error_of(lambda: x.resize((3, 2))), error_of(lambda: x.resize(4))]
+    out.append([str(c.message) for c in caught])
+    return out
+
+
+def test_out_of_place_resize_as_pytorch(torch):
+    assert _resizes(pt) == _resizes(torch)

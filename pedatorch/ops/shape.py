@@ -10,8 +10,11 @@ In-place ops on a view also change its base: autograd's ``rebase_view_history``
 (``autograd/views.py``) gives the base a ``CopySlices`` node (as PyTorch does), so
 gradients flow through the modified region correctly.
 """
+import functools
 import math
 import numbers
+import operator
+import warnings
 
 import numpy as np
 
@@ -20,7 +23,7 @@ from .._tensor import Tensor, Size, contiguous_format, preserve_format
 from ..storage import TypedStorage, storage_view
 from ..backend import storage_root as _storage_root, address as _address, as_strided as _as_strided, namespace
 from ..backend import CPU_ARRAY, host_view_at, scatter_add, writeable as _writeable, share_between_processes, is_shared_between_processes
-from ..autograd.function import ArrayFunction
+from ..autograd.function import ArrayFunction, Function
 # the positions of a view's elements in its storage, and the ops that gather/scatter at them, live with
 # autograd's view machinery (CopySlices needs them); as_strided's backward uses them too
 from ..autograd.views import _on, _element_positions, _storage_offset, TakePositions, ScatterPositions
@@ -1340,6 +1343,37 @@ def _share_memory_(self):
     return self
 
 
+class Resize(Function):
+    """``x.resize(*sizes)``: the deprecated out-of-place resize, which autograd allows only when the element
+    count stays (a view of x, or of a contiguous copy);  dx = grad viewed back.  PyTorch writes it as a Python
+    Function too (its node: ``ResizeBackward``)."""
+
+    @staticmethod
+    def forward(ctx, tensor, sizes):
+        numel = functools.reduce(operator.mul, sizes, 1)   # (a tuple passed as one size gives PyTorch's odd words)
+        if tensor.numel() != numel:
+            raise RuntimeError(f"requested resize to {'x'.join(map(str, sizes))} ({numel} elements in total), but the "
+                               f"given tensor has a size of {'x'.join(map(str, tensor.size()))} ({tensor.numel()} "
+                               f"elements). autograd's resize can only change the shape of a given tensor, while "
+                               f"preserving the number of elements. ")
+        ctx.input_sizes = tensor.size()
+        return tensor.contiguous().view(*sizes)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.contiguous().view(ctx.input_sizes), None
+
+
+def _resize_out_of_place(self, *sizes):
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    return Resize.apply(self, sizes)
+
+
+def _resize_as_out_of_place(self, tensor):
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    return Resize.apply(self, tensor.size())
+
+
 # ====================================================================== registration
 
 register({
@@ -1357,6 +1391,7 @@ register({
                                                      "SqueezeBackward3" if dim is None else "SqueezeBackward4"),
     "unsqueeze_": lambda self, dim: _inplace_meta(self, unsqueeze(self, dim), "UnsqueezeBackward1"),
     "resize_": lambda self, *sizes: _resize(self, _shape_arg(sizes)),
+    "resize": _resize_out_of_place, "resize_as": _resize_as_out_of_place,
     "resize_as_": lambda self, other: _resize(self, other.shape),
     "unfold": unfold, "select_scatter": select_scatter, "slice_scatter": slice_scatter,
     "diagonal_scatter": diagonal_scatter, "as_strided_scatter": as_strided_scatter,
