@@ -33,12 +33,19 @@ def _warn_typed_storage_removal(stacklevel=3):
                       UserWarning, stacklevel=stacklevel)
 
 
-def _new_owner(values, device):
-    """A fresh owner array on ``device`` with ``values`` (a host numpy array)."""
+def _new_owner(cls_name, args, np_dtype, device):
+    """The memory of a new storage, from its constructor's arguments: ``(n)`` n zeros (PyTorch leaves them
+    uninitialized), or ``(sequence)`` its values; on ``device``."""
+    if len(args) > 1:
+        raise TypeError(f"{cls_name}() takes at most 1 positional argument ({len(args)} given)")
+    arg = args[0] if args else 0
+    host = device_namespace(None)
+    if isinstance(arg, (int, np.integer)) and not isinstance(arg, bool):
+        values = host.zeros(int(arg), np_dtype)
+    else:
+        values = host.asarray(list(arg)).astype(np_dtype)
     dev = as_device(factory_device(None) if device is None else device)
-    if dev is None or dev.type == "cpu":
-        return values
-    return to_device_array(values, dev)
+    return values if dev is None or dev.type == "cpu" else to_device_array(values, dev)
 
 
 class UntypedStorage:
@@ -46,15 +53,7 @@ class UntypedStorage:
     ``tensor.untyped_storage()`` (the tensor's own memory, shared with it)."""
 
     def __init__(self, *args, device=None):
-        if len(args) > 1:
-            raise TypeError(f"UntypedStorage() takes at most 1 argument ({len(args)} given)")
-        arg = args[0] if args else 0
-        host = device_namespace(None)
-        if isinstance(arg, (int, np.integer)) and not isinstance(arg, bool):
-            values = host.zeros(int(arg), np.uint8)   # (PyTorch leaves new storage uninitialized)
-        else:
-            values = host.asarray(list(arg), dtype=np.int64).astype(np.uint8)
-        self._owner = _new_owner(values, device)
+        self._owner = _new_owner(type(self).__name__, args, np.uint8, device)
 
     @classmethod
     def _wrap(cls, owner):
@@ -227,15 +226,7 @@ class TypedStorage(metaclass=_LegacyStorageMeta):
         if wrap_storage is not None:
             self._untyped_storage, self.dtype = wrap_storage, dtype
             return
-        if len(args) > 1:
-            raise TypeError(f"TypedStorage() takes at most 1 positional argument ({len(args)} given)")
-        arg = args[0] if args else 0
-        host = device_namespace(None)
-        if isinstance(arg, (int, np.integer)) and not isinstance(arg, bool):
-            values = host.zeros(int(arg), dtype.np)   # (PyTorch leaves new storage uninitialized)
-        else:
-            values = host.asarray(list(arg), dtype=dtype.np)
-        self._untyped_storage = UntypedStorage._wrap(_new_owner(values, device))
+        self._untyped_storage = UntypedStorage._wrap(_new_owner(type(self).__name__, args, dtype.np, device))
         self.dtype = dtype
 
     def _values(self):

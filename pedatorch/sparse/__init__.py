@@ -310,34 +310,25 @@ def sum(input, dim=None, dtype=None):
 
 # ====================================================================== elementwise, shape, copies
 class SparseScale(ArrayFunction):
-    """out = x with its values times a number (or negated);  dx = grad times the same number"""
+    """out = x with its values times a number (``divide``: divided by it);  dx = grad times (divided by) it"""
     node_name = "MulBackward0"
 
     @staticmethod
-    def forward(ctx, sp, c):
-        ctx.c = c
-        return SparseCOO(sp.indices, sp.values * c, sp.shape, sp.coalesced)
+    def forward(ctx, sp, c, divide=False):
+        ctx.c, ctx.divide = c, divide
+        return SparseCOO(sp.indices, sp.values / c if divide else sp.values * c, sp.shape, sp.coalesced)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * ctx.c, None
+        return (grad / ctx.c if ctx.divide else grad * ctx.c), None, None
 
 
 class SparseNeg(SparseScale):
     node_name = "NegBackward0"
 
 
-class SparseDiv(ArrayFunction):
+class SparseDiv(SparseScale):
     node_name = "DivBackward0"
-
-    @staticmethod
-    def forward(ctx, sp, c):
-        ctx.c = c
-        return SparseCOO(sp.indices, sp.values / c, sp.shape, sp.coalesced)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad / ctx.c, None
 
 
 class SparseAdd(ArrayFunction):
@@ -485,7 +476,7 @@ def _div(a, b):
     c = _number(b)
     if not _is_sparse(a) or c is None:
         raise no_sparse_kernel("aten::div")
-    return SparseDiv.apply(a, c)
+    return SparseDiv.apply(a, c, True)
 
 
 def _add(a, b, alpha=1):
