@@ -1124,6 +1124,9 @@ def _sign_kernel(x):
     xp = namespace(x)
     if x.dtype == np.bool_:
         return x.copy()
+    if x.dtype.kind == "c":   # (numpy's sign of a complex number is x/|x|: PyTorch calls that sgn)
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                                  "torch.sgn instead.")
     s = xp.sign(x)
     return xp.where(xp.isnan(s), xp.zeros((), s.dtype), s) if is_float_np(s.dtype) else s
 
@@ -1222,6 +1225,11 @@ class RoundDecimals(Round):
     node_name = "RoundBackward1"
 
 
+def _no_complex_clamp(x):
+    if x.dtype.kind == "c":   # (complex numbers have no order; PyTorch refuses before picking a kernel)
+        raise NotImplementedError("clamp is not supported for complex types")
+
+
 class Clamp(ArrayFunction):
     """out = min(max(x, lo), hi);   dx = grad where lo <= x <= hi  (``clamp`` with number bounds)"""
     node_name = "ClampBackward1"
@@ -1229,6 +1237,7 @@ class Clamp(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, lo, hi):
+        _no_complex_clamp(x)
         xp = namespace(x, lo, hi)
         ctx.save_for_backward(x)
         ctx.lo, ctx.hi = lo, hi
@@ -1275,6 +1284,7 @@ class ClampTensor(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, lo, hi):
+        _no_complex_clamp(x)
         xp = namespace(x, lo, hi)
         ctx.save_for_backward(x, lo, hi)
         # one result dtype for all three (promoting pairwise would let a 0-dim intermediate lose its rank)
@@ -1972,6 +1982,12 @@ def _check_bound_kinds(name, min, max):
 
 
 def clamp(input, min=None, max=None, *, out=None):
+    if not isinstance(input, Tensor):
+        got = ", ".join([type(input).__name__] + [f"{k}={type(v).__name__}" for k, v in (("max", max), ("min", min))
+                                                   if v is not None])
+        raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                        " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     _check_bound_kinds("clamp", min, max)
