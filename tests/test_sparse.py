@@ -118,3 +118,28 @@ def test_coalesce_sorts_and_adds_up():
     dense = np.zeros((3, 2))
     np.add.at(dense, tuple(idx), vals)
     assert np.array_equal(s.to_dense().numpy(), dense)
+
+
+def _in_place(lib):
+    out = []
+    s = lib.sparse_coo_tensor([[0, 1]], [1., 2.], (2,))
+    c = s.clone().mul_(2)
+    out.append(c)
+    c.add_(s)
+    out += [c, c.div_(2).to_dense()]
+    r = lib.sparse_coo_tensor([[0, 1], [1, 2]], [1., 2.], (2, 3), requires_grad=True)
+    lib.mm(r, lib.ones(3, 2)).sum().backward()      # a dense gradient kept by a sparse leaf
+    out.append(r.grad)
+    lib.manual_seed(0)
+    e = lib.nn.Embedding(5, 2, sparse=True)
+    opt = lib.optim.SGD(e.parameters(), lr=0.1, momentum=0.9, nesterov=True)   # a sparse momentum buffer
+    for _ in range(3):
+        opt.zero_grad()
+        (e(lib.tensor([1, 3, 1])) ** 2).sum().backward()
+        opt.step()
+    out += [e.weight.detach(), opt.state[e.weight]["momentum_buffer"].is_sparse]
+    return out
+
+
+def test_in_place_ops_on_sparse_tensors_as_pytorchs(torch):
+    assert [_show(lambda: v) for v in _in_place(pt)] == [_show(lambda: v) for v in _in_place(torch)]

@@ -393,7 +393,8 @@ class AccumulateGrad(Node):
     def _accumulate(self, grad, create_graph):
         var = self.variable
         old = var._grad
-        if type(grad._data) is SparseCOO or old is not None and type(old._data) is SparseCOO:
+        if type(grad._data) is SparseCOO or type(var._data) is SparseCOO or (old is not None and
+                                                                              type(old._data) is SparseCOO):
             # a sparse gradient (pedatorch.sparse) is kept as it came; a second sparse one is added into it (in
             # place, as PyTorch does); with a dense one the sum is a new, dense tensor
             if old is None:

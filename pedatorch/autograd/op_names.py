@@ -12,7 +12,7 @@ _NAMES = {
     "AddCDiv": "addcdiv", "RsubTensor": "rsub", "PowTensor": "pow", "RPow": "pow", "DivRounded": "div",
     "ScaledDotProductFlashAttentionForCpu": "_scaled_dot_product_flash_attention_for_cpu",
     "_RNNLayer": "rnn_layer", "_RNNLayerMkldnn": "mkldnn_rnn_layer", "_RNNLayerPacked": "rnn_layer_packed",
-    "Copy": "copy", "Relu": "relu", "ClampTensor": "clamp", "MaskedFillTensor": "masked_fill",
+    "Copy": "copy", "Relu": "relu", "VectorNorm": "linalg_vector_norm", "ClampTensor": "clamp", "MaskedFillTensor": "masked_fill",
 }
 
 

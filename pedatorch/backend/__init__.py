@@ -292,8 +292,9 @@ def writeable(arr):
 
 def overlaps_itself(arr):
     """PyTorch's internal-overlap test: a stride 0 over more than one element (an ``expand`` view, or a
-    ``diagonal``/``as_strided`` view of one). An in-place op refuses to write there."""
-    return any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
+    ``diagonal``/``as_strided`` view of one). An in-place op refuses to write there. (A sparse array has no
+    strided memory: its entries are its own.)"""
+    return type(arr) is not SparseCOO and any(st == 0 and n > 1 for n, st in zip(arr.shape, arr.strides))
 
 
 def writeable_alias(arr):

@@ -27,7 +27,9 @@ class SparseCOO:
     __slots__ = ("indices", "values", "shape", "coalesced")
 
     def __init__(self, indices, values, shape, coalesced=False):
-        self.indices, self.values, self.shape, self.coalesced = indices, values, tuple(shape), coalesced
+        self.indices, self.values, self.shape = indices, values, tuple(shape)
+        # one entry or none is coalesced already, and PyTorch marks it so
+        self.coalesced = coalesced or indices.shape[1] < 2
 
     # ---------------------------------------------------------------- what ops may read
     @property
@@ -92,7 +94,9 @@ def _refuse(self, *args):
 
 
 for _name in ("add sub mul truediv floordiv mod pow matmul and or xor lt le gt ge eq ne neg pos abs invert "
-              "getitem setitem len iter bool float int").split():
+              "getitem setitem len iter bool float int "
+              # the reflected ones too: ``2 * sp`` in a dense kernel must refuse, not raise TypeError
+              "radd rsub rmul rtruediv rfloordiv rmod rpow rmatmul rand ror rxor").split():
     setattr(SparseCOO, f"__{_name}__", _refuse)
 SparseCOO.__hash__ = None
 

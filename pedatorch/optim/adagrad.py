@@ -7,6 +7,9 @@ For each parameter with gradient ``g`` at step ``t``::
     s = s + g * g                                    (sum, starting at initial_accumulator_value)
     theta = theta - clr * g / (sqrt(s) + eps)
 
+A sparse gradient (``nn.Embedding(sparse=True)``) updates only its entries: the sum and the parameter change
+at the gradient's places, nowhere else (no weight_decay then: it would touch every entry).
+
 Unlike the other optimizers, the state of every parameter is created by the constructor.
 """
 from .._tensor import Tensor
@@ -153,9 +156,15 @@ def _single_tensor_adagrad(params, grads, state_sums, state_steps, grad_scale, f
         grad = grad if not maximize else -grad
 
         if weight_decay != 0:
+            if grad.is_sparse:
+                raise RuntimeError("weight_decay option is not compatible with sparse gradients")
             grad = grad.add(param, alpha=weight_decay)
 
         clr = lr / (1 + (step - 1) * lr_decay)
+
+        if grad.is_sparse:
+            _sparse_adagrad_update(param, grad, state_sum, clr, eps)
+            continue
 
         if param.is_complex():
             grad = view_as_real(grad)
@@ -167,3 +176,14 @@ def _single_tensor_adagrad(params, grads, state_sums, state_steps, grad_scale, f
         else:
             std = state_sum.sqrt().add_(eps)
         param.addcdiv_(grad, std, value=_scalar_arg(-clr))
+
+
+def _sparse_adagrad_update(param, grad, state_sum, clr, eps):
+    """One Adagrad step with a sparse gradient: s += g^2 and theta -= clr * g / (sqrt(s) + eps), at g's
+    places only."""
+    from ..sparse import sparse_coo_tensor
+    grad = grad.coalesce()      # the update is not linear in g: each place must appear once
+    indices, values = grad._indices(), grad._values()
+    state_sum.add_(sparse_coo_tensor(indices, values.pow(2), grad.size()))
+    std_values = state_sum.sparse_mask(grad)._values().sqrt_().add_(eps)
+    param.add_(sparse_coo_tensor(indices, values / std_values, grad.size()), alpha=-clr)

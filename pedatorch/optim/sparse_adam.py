@@ -12,12 +12,10 @@ gradient ``g`` at step ``t``::
 
 ``state['step']`` is a Python int here (not a tensor as in the other optimizers), as in PyTorch.
 
-pedatorch has no sparse tensors, so every gradient is dense, and PyTorch's SparseAdam refuses dense
-gradients: ``step()`` raises PyTorch's ``RuntimeError("SparseAdam does not support dense gradients,
-please consider Adam instead")`` for any parameter that has a gradient (pedatorch's
-``nn.Embedding(sparse=True)`` produces dense gradients).  The update itself is written out in
-``_sparse_adam_update`` on the (indices, values) form of a coalesced COO gradient, so that it can be
-read and checked against PyTorch, and ``step`` uses it for any gradient that reports ``is_sparse``.
+The gradients come from ``nn.Embedding(sparse=True)`` / ``nn.EmbeddingBag(sparse=True)``, as sparse COO
+tensors; a dense gradient is refused with PyTorch's ``RuntimeError("SparseAdam does not support dense
+gradients, please consider Adam instead")``.  The update is written out in ``_sparse_adam_update`` on the
+(indices, values) form of the coalesced gradient.
 """
 import math
 

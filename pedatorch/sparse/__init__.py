@@ -8,9 +8,10 @@ or the legacy ``torch.sparse.FloatTensor(indices, values, size)``. Reading it: `
 How an op finds its sparse kernel: an ordinary op (``Mm``, ``Mul``, ``SumAll``...) runs its dense forward;
 numpy refuses the SparseCOO (``SparseUnsupported``), and ``ArrayFunction.apply`` then looks here, in
 ``SPARSE_KERNELS``, for the op's sparse version. So ``torch.mm(s, d)``, ``s @ d``, ``s * 2``, ``-s``,
-``s + s``, ``s.t()``, ``s.sum()``, ``s.double()``, ``s.clone()`` work as in PyTorch, at no cost to dense
-ops, and an op without a sparse kernel raises PyTorch's NotImplementedError ("Could not run 'aten::exp'
-with arguments from the 'SparseCPU' backend"). Gradients flow as PyTorch's do: into the values of
+``s + s``, ``d + s``, ``d - s``, ``d.add_(s)`` (an optimizer's step with a sparse gradient), ``s.zero_()``,
+``s.t()``, ``s.sum()``, ``s.double()``, ``s.clone()`` work as in PyTorch, at no cost to dense ops, and an op
+without a sparse kernel raises PyTorch's NotImplementedError ("Could not run 'aten::exp' with arguments from
+the 'SparseCPU' backend"). Gradients flow as PyTorch's do: into the values of
 ``sparse_coo_tensor``, and to a sparse leaf as a sparse gradient where PyTorch gives one (``to_dense``,
 ``sparse.mm``, ``sparse.sum``: the leaf's own pattern).
 """
@@ -19,9 +20,11 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction, SPARSE_KERNELS
+from ..autograd.grad_mode import _state
 from ..backend import namespace, scatter_add
 from ..backend.sparse import SparseCOO, coalesce as _coalesce, to_dense as _to_dense, from_dense, no_sparse_kernel
-from ..ops import elementwise as _ew, linalg as _la, reduction as _red, shape as _shape, conversion as _conv
+from ..ops import elementwise as _ew, linalg as _la, reduction as _red, shape as _shape, conversion as _conv, \
+    inplace as _inplace
 from ..ops._util import register
 
 __all__ = ["mm", "addmm", "sum", "spmm", "FloatTensor", "DoubleTensor", "LongTensor", "sparse_coo_tensor",
@@ -68,8 +71,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         idx, vals = idx.to(device), vals.to(device)
     if idx.dim() != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(idx.shape)}")
-    if idx.dtype is not D.int64:
-        raise RuntimeError(f"indices must be an int64 tensor")
+    if idx.dtype is not D.int64:   # (PyTorch converts float, int32 or bool indices)
+        idx = idx.to(D.int64)
     if idx.shape[1] != (vals.shape[0] if vals.dim() else 1):
         raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: {idx.shape[1]}, nnz "
                            f"from values: {vals.shape[0] if vals.dim() else 1}")
@@ -125,11 +128,22 @@ class SparseMask(ArrayFunction):
 
     @staticmethod
     def forward(ctx, x, pattern):
-        return SparseCOO(pattern.indices, x[tuple(pattern.indices)], x.shape, True)
+        return SparseCOO(pattern.indices, x[tuple(pattern.indices)], x.shape, pattern.coalesced)
 
     @staticmethod
     def backward(ctx, grad):
         return grad.to_dense(), None
+
+
+def sparse_mask(self, mask):
+    """The elements of ``self`` at the places of the sparse ``mask`` (its values are ignored): a sparse tensor
+    with mask's indices. Adagrad and SparseAdam read their state at a sparse gradient's places this way."""
+    if not _is_sparse(mask):
+        raise NotImplementedError("Could not run 'aten::sparse_mask' with arguments from the 'CPU' backend.")
+    if self.shape != mask.shape:
+        raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(self.shape)} but "
+                           f"mask has size {list(mask.shape)}")
+    return SparseMask.apply(to_dense(self), _sp(mask))
 
 
 def to_dense(self, dtype=None, *, masked_grad=None):
@@ -253,9 +267,8 @@ def _sparse_times_dense(sp, dense):
     """S @ D for a 2-D sparse S: each entry (i, j, v) adds v * D[j] to row i."""
     if sp.ndim != 2 or sp.sparse_dim != 2:
         raise RuntimeError(f"mm: expected a 2-D sparse tensor with 2 sparse dims, got {sp.ndim}-D")
-    if sp.shape[1] != dense.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sp.shape[0]}x{sp.shape[1]} and "
-                           f"{dense.shape[0]}x{dense.shape[1]})")
+    if sp.shape[1] != dense.shape[0]:   # (PyTorch's sparse mm is an addmm, and says so)
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {sp.shape[1]}, got {dense.shape[0]}")
     xp = namespace(dense)
     rows, cols = sp.indices
     out = xp.zeros((sp.shape[0],) + dense.shape[1:], np.result_type(sp.dtype, dense.dtype))
@@ -269,7 +282,13 @@ def mm(mat1, mat2):
     """``torch.sparse.mm``: sparse @ dense (a dense result; gradients for both, the sparse one at its places)."""
     if _is_sparse(mat2) and not _is_sparse(mat1):
         return mm(mat2.t(), mat1.t()).t()   # D @ S = (S^T @ D^T)^T
+    _need_matrix(mat2)
     return SparseAddmm.apply(None, mat1, mat2, 1, 1)
+
+
+def _need_matrix(dense):
+    if dense.dim() == 1:   # (PyTorch's kernel reads dense.size(1) first)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
 
 
 spmm = mm
@@ -277,6 +296,8 @@ spmm = mm
 
 def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
     """``torch.sparse.addmm``: beta * mat + alpha * (mat1 @ mat2), mat1 sparse."""
+    _need_matrix(mat2)
+    mat.expand(mat1.shape[0], mat2.shape[1])   # (PyTorch's error for a mat that does not fit the product)
     return SparseAddmm.apply(mat, mat1, mat2, beta, alpha)
 
 
@@ -349,6 +370,39 @@ class SparseAdd(ArrayFunction):
         return grad, (grad if ctx.alpha == 1 else grad * ctx.alpha), None
 
 
+class SparseSub(SparseAdd):
+    """out = a - alpha * b, both sparse (applied as a + (-alpha) * b)"""
+    node_name = "SubBackward0"
+
+
+class DenseAddSparse(ArrayFunction):
+    """out = dense a + alpha * sparse b, a dense tensor (b's entries added in at their places);  da = grad,
+    db = alpha * grad (dense: PyTorch hands the sparse operand the whole gradient here)"""
+    node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, sp, alpha):
+        if a.shape != sp.shape:
+            raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
+                               f"{list(a.shape)} while other has size {list(sp.shape)} (FYI: dense-sparse addition "
+                               f"does not currently support broadcasting)")
+        ctx.alpha = alpha
+        out = a.astype(np.result_type(a.dtype, sp.dtype))   # a copy: add_ writes it back into a
+        if sp.nnz:
+            vals = sp.values * alpha if alpha != 1 else sp.values
+            scatter_add(out, tuple(sp.indices), vals.astype(out.dtype, copy=False))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, (grad if ctx.alpha == 1 else grad * ctx.alpha), None
+
+
+class DenseSubSparse(DenseAddSparse):
+    """out = dense a - alpha * sparse b (applied as a + (-alpha) * b)"""
+    node_name = "SubBackward0"
+
+
 def _merge(a, b, alpha):
     """a + alpha * b as ATen's CPU kernel adds two sparse tensors: one walk through both entry lists, taking
     the entry at the smaller place next and adding the two where the places are equal. For coalesced inputs
@@ -371,7 +425,9 @@ def _merge(a, b, alpha):
             i, j = i + 1, j + 1
     from_a, from_b = xp.asarray(from_a, dtype=np.int64), xp.asarray(from_b, dtype=np.int64)
     in_a, in_b = from_a >= 0, from_b >= 0
-    indices = xp.where(in_a, a.indices[:, from_a], b.indices[:, from_b]) if len(from_a) else a.indices[:, :0]
+    indices = xp.empty((a.sparse_dim, len(from_a)), np.int64)   # (either side may have no entries at all)
+    indices[:, in_a] = a.indices[:, from_a[in_a]]
+    indices[:, ~in_a] = b.indices[:, from_b[~in_a]]
     dtype = np.result_type(a.dtype, b.dtype)
     values = xp.zeros((len(from_a),) + a.values.shape[1:], dtype)
     values[in_a] += a.values[from_a[in_a]]
@@ -479,26 +535,69 @@ def _div(a, b):
     return SparseDiv.apply(a, c, True)
 
 
-def _add(a, b, alpha=1):
+def _add(a, b, alpha=1, sub=False):
     if _is_sparse(a) and _is_sparse(b):
-        return SparseAdd.apply(a, b, alpha)
-    if _is_sparse(a):
+        return (SparseSub.apply(a, b, -alpha) if sub else SparseAdd.apply(a, b, alpha))
+    if _is_sparse(a) or not _is_sparse(b):
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
-    return a + (b.to_dense() if alpha == 1 else b.to_dense() * alpha)   # dense + sparse: a dense sum
+    return DenseSubSparse.apply(a, b, -alpha) if sub else DenseAddSparse.apply(a, b, alpha)   # a dense sum
+
+
+def _in_place(self, result):
+    """An in-place op on a sparse tensor: it takes the entries of the out-of-place result (a sparse tensor's
+    entries live in its own arrays, which another tensor cannot be viewing). Not recorded: PyTorch's uses are
+    an optimizer's buffers, under no_grad."""
+    if self.requires_grad and _state.enabled:
+        raise RuntimeError("in-place operations on a sparse tensor that requires grad are not supported here")
+    self._data = result._data
+    self._bump_version()
+    return self
+
+
+def _add_(a, b, alpha=1, sub=False):
+    """``dense.add_(sparse)``: an optimizer's step ``p.add_(grad, alpha=-lr)`` with a sparse gradient; on a
+    sparse self (a momentum buffer), the sparse sum."""
+    if _is_sparse(a):
+        if not _is_sparse(b):
+            raise no_sparse_kernel("aten::sub_" if sub else "aten::add_")
+        return _in_place(a, _add(a, b, alpha, sub))
+    if not np.can_cast(np.result_type(a._data.dtype, _sp(b).dtype), a._data.dtype, "same_kind"):
+        raise RuntimeError(f"Can't convert result type {D._type_word(_sp(b).dtype)} to output "
+                           f"{D._type_word(a._data.dtype)} in add operation")
+    cls = DenseSubSparse if sub else DenseAddSparse
+    return _ew._ip(cls).apply(a, b, -alpha if sub else alpha)
+
+
+def _zero_(t):
+    """``s.zero_()`` (``optimizer.zero_grad(set_to_none=False)`` on a sparse gradient): PyTorch leaves no entries
+    at all rather than zero values."""
+    sp = _sp(t)
+    xp = namespace(sp.values)
+    t._data = SparseCOO(xp.zeros((sp.sparse_dim, 0), np.int64), xp.zeros((0,) + sp.values.shape[1:], sp.dtype),
+                        sp.shape, True)
+    t._bump_version()
+    return t
 
 
 def _mm(a, b):
     if _is_sparse(b) and not _is_sparse(a):
         return mm(a, b)
+    _need_matrix(b)
     return SparseMm.apply(None, a, b, 1, 1, False)
 
 
 def _mv(a, x):
+    if a.shape[-1] != x.shape[-1]:
+        raise RuntimeError("mv: expected self.size(-1) == vec.size(-1)")
     return SparseMv.apply(None, a, x.unsqueeze(1), 1, 1, False).squeeze(1)
 
 
 SPARSE_KERNELS.update({
     _ew.Mul: _mul, _ew.Div: _div, _ew.Add: _add, _ew.Neg: lambda a: SparseNeg.apply(a, -1),
+    _ew.Sub: lambda a, b, alpha=1: _add(a, b, alpha, sub=True),
+    _ew._ip(_ew.Add): _add_, _ew._ip(_ew.Sub): lambda a, b, alpha=1: _add_(a, b, alpha, sub=True),
+    _ew._ip(_ew.Mul): lambda a, b: _in_place(a, _mul(a, b)), _ew._ip(_ew.Div): lambda a, b: _in_place(a, _div(a, b)),
+    _inplace.Zero: _zero_,
     _la.Mm: _mm, _la.Mv: _mv, _red.SumAll: lambda x, *rest: SparseSumAll.apply(x),
     _shape.Transpose: lambda x, d0, d1: SparseTranspose.apply(x, d0, d1), _shape.T: lambda x: SparseT.apply(x, 0, 1),
     _shape.Clone: lambda x, *fmt: SparseClone.apply(x),
@@ -513,7 +612,8 @@ def _is_coalesced(self):
 
 register({
     "to_dense": to_dense, "to_sparse": to_sparse, "to_sparse_coo": lambda self: to_sparse(self),
-    "coalesce": coalesce, "is_coalesced": _is_coalesced, "indices": indices, "values": values,
+    "coalesce": coalesce, "is_coalesced": _is_coalesced, "sparse_mask": sparse_mask, "indices": indices,
+    "values": values,
     "_indices": _indices, "_values": _values, "_nnz": lambda self: _sp(self).nnz,
     "sparse_dim": lambda self: _sp(self).sparse_dim if _is_sparse(self) else 0,
     "dense_dim": lambda self: self.dim() - _sp(self).sparse_dim if _is_sparse(self) else self.dim(),

@@ -3,7 +3,9 @@
 ``embedding(input, weight)`` is ``weight[input]``: a row gather.  Its backward adds each gradient row into the
 row it was read from (rows read several times get the sum; the ``padding_idx`` row gets nothing), done by
 sorting the indices and summing runs (``xp.add.reduceat``) rather than element by element.
-``sparse=True`` is accepted, but the gradient is a dense tensor (pedatorch has no sparse layout).
+With ``sparse=True`` the gradient is instead a sparse COO tensor, as PyTorch gives it: one entry per index
+looked up, in lookup order, holding that position's gradient row (repeats not added up: uncoalesced). An
+optimizer then touches only those rows (``optim.SparseAdam``, ``SGD``, ``Adagrad``).
 """
 import numpy as np
 
@@ -78,21 +80,43 @@ class EmbeddingDenseBackward(ArrayFunction):
         return out.reshape(ctx.g_shape), None, None, None, None
 
 
+def _embedding_sparse_backward(grad, idx, num_weights, padding_idx, scale_grad_by_freq):
+    """The weight's gradient as a sparse COO tensor (``sparse=True``): entry k sits at row ``idx[k]`` and holds
+    the gradient row of lookup k; lookups of ``padding_idx`` are left out. Built from differentiable ops, so
+    that it has a gradient itself (with respect to ``grad``), as PyTorch's has."""
+    from ...sparse import sparse_coo_tensor   # (pedatorch.sparse is imported after nn.functional)
+    if scale_grad_by_freq:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+    dim = grad.shape[-1]
+    flat = idx.reshape(-1)
+    rows = grad.reshape(flat.shape[0], dim)
+    if padding_idx >= 0:
+        keep = flat != padding_idx
+        flat, rows = flat[keep], rows[keep]
+    if grad.numel() == 0:   # (no gradient at all: PyTorch's empty gradient has no entries)
+        flat, rows = flat[:0], rows[:0]
+    return sparse_coo_tensor(flat.long().unsqueeze(0), rows, (num_weights, dim))
+
+
 class Embedding(ArrayFunction):
-    """out = weight[indices];  dweight = rows of grad added into the rows they came from"""
+    """out = weight[indices];  dweight = rows of grad added into the rows they came from (sparse=True: the
+    rows of grad, each at the row it came from, as a sparse tensor)"""
     node_name = "EmbeddingBackward0"
 
     @staticmethod
-    def forward(ctx, w, idx, padding_idx, scale_grad_by_freq):
+    def forward(ctx, w, idx, padding_idx, scale_grad_by_freq, sparse=False):
         ctx.save_for_backward(idx)
-        ctx.num_weights, ctx.padding_idx, ctx.sgbf = w.shape[0], padding_idx, scale_grad_by_freq
+        ctx.num_weights, ctx.padding_idx, ctx.sgbf, ctx.sparse = w.shape[0], padding_idx, scale_grad_by_freq, sparse
         return namespace(w).take(w, idx, axis=0)
 
     @staticmethod
     def backward(ctx, grad):
         idx, = ctx.saved_tensors
-        return EmbeddingDenseBackward.apply(grad, idx._data, ctx.num_weights, ctx.padding_idx, ctx.sgbf), \
-            None, None, None
+        if ctx.sparse:
+            gw = _embedding_sparse_backward(grad, idx, ctx.num_weights, ctx.padding_idx, ctx.sgbf)
+        else:
+            gw = EmbeddingDenseBackward.apply(grad, idx._data, ctx.num_weights, ctx.padding_idx, ctx.sgbf)
+        return gw, None, None, None, None
 
 
 def _renorm_(weight, input, max_norm, norm_type):
@@ -153,7 +177,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         input = input.contiguous()
         with no_grad():
             _renorm_(weight, input, max_norm, norm_type)
-    return Embedding.apply(weight, input, int(padding_idx), bool(scale_grad_by_freq))
+    return Embedding.apply(weight, input, int(padding_idx), bool(scale_grad_by_freq), bool(sparse))
 
 
 # ====================================================================== embedding_bag
@@ -161,12 +185,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 class EmbeddingBag(ArrayFunction):
     """Bag b holds positions offsets[b] <= i < offsets[b + 1] (indices equal to padding_idx are skipped):
     sum: out[b] = sum_i psw_i * weight[idx_i];  mean: the sum over the bag's count;  max: per-column max.
-    dweight: grad rows added back into the rows used (max: only the row that gave each column's max);
-    dpsw_i = <grad[bag(i)], weight[idx_i]>"""
+    dweight: grad rows added back into the rows used (max: only the row that gave each column's max; with
+    sparse=True, a sparse tensor with one entry per position used);  dpsw_i = <grad[bag(i)], weight[idx_i]>"""
     node_name = "EmbeddingBagBackward0"
 
     @staticmethod
-    def forward(ctx, w, idx, starts, ends, mode, psw, padding_idx, sgbf):
+    def forward(ctx, w, idx, starts, ends, mode, psw, padding_idx, sgbf, sparse=False):
         B, D = starts.shape[0], w.shape[1]
         xp = namespace(w)
         lengths = xp.maximum(ends - starts, 0)
@@ -182,6 +206,7 @@ class EmbeddingBag(ArrayFunction):
         out = xp.zeros((B, D), dtype=w.dtype)
         counts = xp.bincount(bag, minlength=B)
         ctx.mode, ctx.pos, ctx.bag, ctx.iv, ctx.num_weights, ctx.sgbf = mode, pos, bag, iv, w.shape[0], sgbf
+        ctx.sparse = sparse
         ctx.n_input = idx.shape[0]
         if bag.size:
             starts_nz = xp.flatnonzero(xp.concatenate([xp.ones(1, dtype=bool), bag[1:] != bag[:-1]]))
@@ -219,7 +244,7 @@ class EmbeddingBag(ArrayFunction):
             if need[0]:
                 src = grad * Tensor._make(ctx.nonempty[:, None].astype(grad._data.dtype))
                 gw = zeros(V, grad.shape[1], dtype=grad.dtype, device=grad.device).scatter_add(0, Tensor._make(ctx.arg), src)
-            return gw, None, None, None, None, None, None, None
+            return gw, None, None, None, None, None, None, None, None
         bag_t = Tensor._make(ctx.bag)
         g_rows = grad.index_select(0, bag_t)
         if need[0]:
@@ -228,11 +253,14 @@ class EmbeddingBag(ArrayFunction):
                 r = r * Tensor._make((1.0 / namespace(ctx.counts).maximum(ctx.counts[ctx.bag], 1))[:, None].astype(grad._data.dtype))
             if psw is not None:
                 r = r * psw.index_select(0, Tensor._make(ctx.pos)).unsqueeze(1)
-            gw = EmbeddingDenseBackward.apply(r, ctx.iv, V, -1, ctx.sgbf)
+            if ctx.sparse:   # (the padding positions were dropped in the forward already)
+                gw = _embedding_sparse_backward(r, Tensor._make(ctx.iv), V, -1, ctx.sgbf)
+            else:
+                gw = EmbeddingDenseBackward.apply(r, ctx.iv, V, -1, ctx.sgbf)
         if need[5]:   # (psw requires grad: it was given)
             vals = (g_rows * w.index_select(0, Tensor._make(ctx.iv))).sum(1)
             gpsw = zeros(ctx.n_input, dtype=vals.dtype, device=vals.device).index_add(0, Tensor._make(ctx.pos), vals)
-        return gw, None, None, None, None, gpsw, None, None
+        return gw, None, None, None, None, gpsw, None, None, None
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
@@ -315,7 +343,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         xp = namespace(off)
         starts, ends = off, xp.concatenate([off[1:], xp.full(1, n, dtype=np.int64)])
     return EmbeddingBag.apply(weight, input, starts, ends, mode_enum, per_sample_weights, int(padding_idx),
-                              bool(scale_grad_by_freq))
+                              bool(scale_grad_by_freq), bool(sparse))
 
 
 # ====================================================================== one_hot
