@@ -313,8 +313,8 @@ from .func import vmap  # noqa: E402,F401  (torch.vmap is torch.func.vmap)
 # torch.conv2d, torch.max_pool2d, torch.layer_norm, ...: the functional ops PyTorch also offers at top level
 for _name in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
               "avg_pool1d", "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
-              "adaptive_avg_pool1d", "adaptive_max_pool1d", "batch_norm", "layer_norm", "group_norm",
-              "instance_norm", "rms_norm", "embedding", "embedding_bag", "cosine_similarity", "pairwise_distance",
+              "adaptive_avg_pool1d", "adaptive_max_pool1d", "layer_norm", "group_norm",
+              "rms_norm", "embedding_bag", "cosine_similarity", "pairwise_distance",
               "pdist", "cdist", "pixel_shuffle", "pixel_unshuffle", "bilinear", "prelu", "selu", "selu_", "celu",
               "celu_", "rrelu", "rrelu_", "hardshrink", "threshold_", "alpha_dropout", "feature_alpha_dropout",
               "kl_div", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss",
@@ -324,6 +324,20 @@ for _name in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2
     if hasattr(nn.functional, _name) and _name not in globals():
         globals()[_name] = getattr(nn.functional, _name)
 del _name
+
+
+# the ATen forms whose arguments come in another order than nn.functional's
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    return nn.functional.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    return nn.functional.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return nn.functional.embedding(indices, weight, None if padding_idx == -1 else padding_idx,
+                                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
 def dropout(input, p, train):

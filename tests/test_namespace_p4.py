@@ -95,3 +95,18 @@ def _resizes(lib):
 
 def test_out_of_place_resize_as_pytorch(torch):
     assert _resizes(pt) == _resizes(torch)
+
+
+def _aten_forms(lib):
+    lib.manual_seed(0)
+    x = lib.randn(2, 3, 4)
+    w, b, rm, rv = lib.ones(3) * 2, lib.zeros(3) + 0.5, lib.zeros(3), lib.ones(3)
+    e = lib.arange(12.).reshape(4, 3)
+    return [_norm(v) for v in (lib.batch_norm(x, w, b, rm, rv, True, 0.1, 1e-5, False), rm, rv,
+                               lib.batch_norm(x, None, None, None, None, True, 0.1, 1e-5, False),
+                               lib.instance_norm(x, w, b, None, None, True, 0.1, 1e-5, False),
+                               lib.embedding(e, lib.tensor([1, 3])), lib.embedding(e, lib.tensor([1, 3]), 1))]
+
+
+def test_top_level_aten_forms_take_atens_argument_order(torch):
+    assert _aten_forms(pt) == _aten_forms(torch)

@@ -14,7 +14,7 @@ from .. import _dtype as D
 from .._device import as_device, factory_device
 from ..backend import no_meta_kernel, namespace, device_namespace, is_array
 from .._tensor import Tensor
-from .._layout import iterator_result
+from .._layout import iterator_result, like_empty_like
 from ..autograd.function import ArrayFunction
 from ._util import (broadcast_shapes_or_raise, promote, to_float, write_out, register, promote_to_float, require_tensor, _type_word,
                     check_kernel_dtype, check_binary_kernel, needed, wrap_dim)
@@ -645,17 +645,20 @@ class Ldexp(ArrayFunction):
             # is truncated to 32 bits (2**32 - 1 acts as -1), and half types compute in float32
             with np.errstate(over="ignore"):
                 out = xp.ldexp(to_opmath(xs), e.astype(np.int32)).astype(dt)
-            operands = (x, e)
+            # its result is empty_like(x); where x broadcasts, TensorIterator resizes it, laid out from x and e
+            out = like_empty_like(out, x) if x.shape == out.shape else iterator_result(out, (x, e), 2)
         else:
             # otherwise it is mul(x, pow(2, e)), and pow rounds to e's own dtype first: a bfloat16 e
             # gives a bfloat16 power even when x is float32 (an integer e's power is the default float)
             pdt = e.dtype if is_float_np(e.dtype) else es.dtype
             scale = xp.power(2.0, to_opmath(e.astype(pdt))).astype(pdt)
             out = (to_opmath(xs) * to_opmath(scale.astype(dt))).astype(dt)
-            # the product's layout follows x and the power, a new tensor laid out from e alone (a sliced
-            # e gives a contiguous power), not e's own strides
-            operands = (x, iterator_result(scale, (e,), 1))
-        out = iterator_result(out, operands, 2)
+            # the product is laid out from x and the power. For a float32 or integer x ATen's power is
+            # pow(2.0, e), whose result is allocated contiguous (not in e's layout); for other dtypes it is
+            # full((), 2.0, x.dtype).pow(e), an elementwise op laid out from e
+            power = xp.ascontiguousarray(e) if x.dtype == np.float32 or x.dtype.kind in "biu" else (
+                iterator_result(scale, (e,), 1))
+            out = iterator_result(out, (x, power), 2)
         # x's gradient reads e, e's reads the result (PyTorch saves a result always, an input only for the
         # gradient that reads it: an in-place write to what is saved is an error)
         ctx.save_for_backward(needed(ctx, 0, e), out)

@@ -135,6 +135,9 @@ KNOWN = {
     'cosh|grad2_value|bfloat16': "bfloat16 rounding of group_norm's double-backward formula over a constant group (float32/float64 agree)",
     'cummax|grad2_value|float32': "batch_norm over two samples: x_hat = +-1 makes its input gradient a near-total cancellation (float64 agrees)",
     'div|grad2_value|float32': "inf/NaN through a padded conv: im2col multiplies the zero padding by it, PyTorch's kernel skips padding",
+    'cummax|grad2_value|bfloat16': "bfloat16 rounding of layer_norm's double-backward formula over a two-element row (float32/float64 agree)",
+    'rad2deg|grad_value|float32': "PyTorch's layer_norm of a one-element row keeps FMA rounding residue in x_hat (x*rstd - mean*rstd), not 0",
+    'sigmoid|grad2_value|float32': "cosine_similarity over a one-element dim (constant +-1): its true-0 gradients are float32 noise of a 1-ulp mm difference",
 }
 
 

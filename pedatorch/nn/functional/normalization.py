@@ -453,10 +453,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if bias is not None:
             out = out + bias[0]
         return out
-    if training:   # the kernel updates the running stats in place: their versions move, and backward expects
-        for t in (running_mean, running_var):   # the new ones (PyTorch saves them after the update)
-            if t is not None:
-                t._bump_version()
+    # In training the kernel updates the running stats in place, yet their versions stay: ATen's
+    # native_batch_norm schema does not mark them as written (Tensor?, not Tensor(a!)). So a module can run
+    # twice before one backward, and a graph that saved them earlier stays valid.
     return NativeBatchNorm.apply(input, weight, bias, running_mean, running_var, bool(training),
                                  float(momentum), float(eps))
 
@@ -565,7 +564,9 @@ class NativeLayerNorm(ArrayFunction):
         shape = xhat.shape
         n = math.prod(shape[xhat.ndim - k:])
         rows = math.prod(shape[:xhat.ndim - k])
-        g2, x2 = g.reshape(rows, n), xhat.reshape(rows, n)
+        g_in = g.reshape(rows, n)
+        # dx in float32 for float16/bfloat16, as ATen's kernel (the engine rounds it once)
+        g2, x2 = to_opmath(g_in), xhat.reshape(rows, n)
         r2 = rstd.reshape(rows, 1)
         gx = gw = gb = None
         if need[0]:
@@ -580,8 +581,8 @@ class NativeLayerNorm(ArrayFunction):
             gx = _wrap(gwv.reshape(shape))
         if need[2]:
             gw = _wrap(xp.einsum("ij,ij->j", g2, x2).reshape(shape[xhat.ndim - k:]))
-        if need[3]:
-            gb = _wrap(g2.sum(0).reshape(shape[xhat.ndim - k:]))
+        if need[3]:   # (ATen adds the rows into a buffer of the input's dtype: a half sum rounds each step)
+            gb = _wrap(g_in.sum(0).reshape(shape[xhat.ndim - k:]))
         return gx, None, gw, gb, None
 
 
