@@ -13,7 +13,10 @@ with custom autograd Functions, siamese / triplet / contrastive metric learning,
 mixture of experts with einsum, and hooks with fine-tuning and saving; then the API surfaces as their reference
 pages document them: torch.utils.data, every loss, the convolution / pooling / resampling family, the
 distributions in depth, torch.special, tensor printing of every dtype, the recurrent and attention layers, and
-indexing with the index/scatter/gather family).  They are seeded
+indexing with the index/scatter/gather family; then modern and classic model code: a Llama-style decoder built
+on the meta device, a tiny DDPM, k-means / PCA / Gaussian processes / normalizing flows, DQN and PPO, graph
+convolution with sparse adjacency and recommender factorization with sparse embeddings, contrastive
+self-supervised losses, MAML's second-order meta-learning, and beam-search decoding).  They are seeded
 with manual_seed and print losses, accuracies, sampled tokens and tensors: pedatorch reproduces PyTorch's CPU
 random streams.
 tests/compat/_launch.py runs a program with ``torch`` bound to PyTorch, or to pedatorch through an import
