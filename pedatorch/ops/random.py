@@ -8,16 +8,21 @@ numbers agree bit for bit with PyTorch's on x86-64 Linux.  The recipes:
 * ``uniform_(a, b)``: u = 24-bit (float) or 53-bit (double) uniform; value = fma(u, b - a, a);
   a value that rounds to ``b`` becomes ``a``.
 * ``normal_`` has two paths (``normal_kernel``):
-    - a float32 (or float16/bfloat16) *contiguous* tensor of >= 16 elements: draw all uniforms, then
-      Box-Muller in blocks of 16 (``u[0:8]`` give radii, ``u[8:16]`` angles; the first 8 outputs are the
-      cosines, the last 8 the sines).  When the size is not a multiple of 16 the last 16 elements are
-      redrawn and recomputed.  PyTorch does this with the AVX2 routines of ``avx_mathfun.h`` (Cephes
-      polynomials, compiled with fused multiply-adds); ``_log256``/``_sincos256`` replay those float32
-      operations one by one.  float64 uses the same blocks with the C library's ``log/cos/sin``.
+    - a *contiguous* tensor of >= 16 elements: uniforms, then Box-Muller in blocks of 16 (``u[0:8]``
+      give radii, ``u[8:16]`` angles; the first 8 outputs are the cosines, the last 8 the sines).  When
+      the size is not a multiple of 16 the last 16 elements are redrawn and recomputed.  float32 draws
+      all n uniforms first (so the last n % 16 are drawn, then lost); float16/bfloat16 draw 16 at a time
+      into a float buffer and round the results, so they skip those n % 16.  PyTorch computes the blocks
+      with the AVX2 routines of ``avx_mathfun.h`` (Cephes polynomials, compiled with fused multiply-adds);
+      ``_log256``/``_sincos256`` replay those float32 operations one by one.  float64 uses the same blocks
+      (and float32's order of draws) with double uniforms and the C library's ``log/cos/sin``.
     - otherwise (fewer than 16 elements, or not contiguous): the scalar ``normal_distribution<double>``,
       which returns one value of a Box-Muller pair and keeps the other in the generator.
 * integers (``random_``, ``randint``): ``(random() % range) + from``, with ``random64()`` when the range
   is >= 2**32 (for 64-bit and floating dtypes).
+* float16/bfloat16 results computed in double (the scalar normal path, ``exponential_``, ``cauchy_``,
+  ``log_normal_``, ...) or int64 reach the 16-bit type through a float, as C++'s conversions do: two
+  roundings (``_c_cast``).
 * ``randperm``: Fisher-Yates from the front, ``swap(i, i + random() % (n - i))``.
 * ``exponential_``: -log1p(-u) / lambda; ``geometric_``: ceil(log(u) / log1p(-p)); ``cauchy_``:
   fma(sigma, tan(pi (u - 1/2)), median); ``log_normal_``: exp of a scalar-path normal; ``bernoulli``:
@@ -38,8 +43,7 @@ PyTorch's (its CUDA kernels use Philox), only their distributions are, and they 
 
 Known differences from PyTorch: ``bernoulli_(p: float)`` (and so dropout) follows PyTorch's
 generic kernel, which PyTorch uses on non-Intel CPUs; on Intel CPUs PyTorch's MKL build draws these from
-MKL's own stream instead.  float16/bfloat16 ``normal_`` of >= 16 elements whose count is not a multiple
-of 16 differ in the last 16 values.  ``multinomial`` without replacement orders tied keys (only zero-weight
+MKL's own stream instead.  ``multinomial`` without replacement orders tied keys (only zero-weight
 categories tie, when more samples than non-zero weights are asked for) by index, PyTorch's ``topk`` in its
 own way.
 """
@@ -239,9 +243,11 @@ def _box_muller16_f64(u, mean, std):
 def _normal_fill(gen, out, mean, std):
     """PyTorch's vectorised path (contiguous, >= 16 elements), into the flat array ``out``.
 
-    PyTorch fills all n elements with uniforms, turns each whole block of 16 into normals, and when n
-    is not a multiple of 16 draws 16 uniforms more for the last 16 elements (overwriting the end of
-    the last whole block)."""
+    PyTorch turns each whole block of 16 uniforms into normals, and when n is not a multiple of 16 draws
+    16 uniforms more for the last 16 elements (overwriting the end of the last whole block).  float32 and
+    float64 first fill all n elements with uniforms, so the last n % 16 of them are drawn and then lost;
+    float16 and bfloat16 draw 16 float uniforms at a time into a float buffer (rounding only the results),
+    so they draw just the whole blocks and then the last 16."""
     if out.dtype == _f64:
         uniforms = gen._uniform_double
         block = lambda m: _box_muller16_f64(uniforms(m), mean, std)      # noqa: E731
@@ -252,7 +258,8 @@ def _normal_fill(gen, out, mean, std):
     full = n - n % 16
     _in_pieces(out[:full], block)
     if n % 16:
-        uniforms(n % 16)                       # the last elements' first uniforms, overwritten below
+        if out.dtype in (_f32, _f64):
+            uniforms(n % 16)                   # the last elements' first uniforms, overwritten below
         out[n - 16:] = block(16)
     return out
 
@@ -275,6 +282,17 @@ def _in_pieces(out, make):
 # ====================================================================== value makers
 # Each writes values into a flat array ``out`` (its dtype says which kind) in the order PyTorch
 # generates them, and returns it.
+
+def _c_cast(v, np_dt):
+    """The double or int64 values ``v`` as ``np_dt``, converted as ATen's ``static_cast<scalar_t>`` does.
+
+    c10::Half and c10::BFloat16 are built from a float only, so a double becomes a float first and is
+    then rounded to 16 bits: two roundings, which now and then differ from numpy's one (a double just
+    past a float16 tie rounds to the tie in float32, and the tie then goes to even)."""
+    if np_dt.itemsize == 2 and _is_float(np_dt):
+        v = v.astype(_f32)
+    return v.astype(np_dt, copy=False)
+
 
 def _uniform_values(gen, out, lo, hi):
     return _in_pieces(out, lambda m: _uniform_piece(gen, m, lo, hi, out.dtype))
@@ -304,7 +322,7 @@ def _normal_values(gen, out, mean, std, contiguous=True):
     v = gen._normal_doubles(out.size)
     if not (std == 1 and mean == 0):
         v = _fma64(v, std, mean)
-    out[...] = v
+    out[...] = _c_cast(v, out.dtype)
     return out
 
 
@@ -318,7 +336,7 @@ def _int_from_to(gen, out, rng, base):
     def piece(m):
         raw = gen._random64(m) if wide else gen._random(m)
         v = (raw % _U64(rng) + _U64(base % (1 << 64))).view(np.int64)   # uint64 arithmetic wraps, as in C
-        return v != 0 if out.dtype.kind == "b" else v
+        return v != 0 if out.dtype.kind == "b" else _c_cast(v, out.dtype)
     return _in_pieces(out, piece)
 
 
@@ -630,9 +648,19 @@ def _digits(np_dt):
     return {"float32": 24, "float64": 53, "float16": 11, "bfloat16": 8}[np_dt.name]
 
 
+def _round_trip(v, np_dt):
+    """``static_cast<int64_t>(static_cast<scalar_t>(v))`` for an int64 ``v``: rounded to the floating dtype
+    (through a float for the half types), then truncated; x86-64 gives INT64_MIN for what int64 cannot
+    hold (a float16 infinity, 2**63)."""
+    if v == 1 << 63:        # from + 1 for from = 2**63 - 1 (where PyTorch's own loop never ends): left alone
+        return v
+    x = float(_c_cast(np.array(v, np.int64), np_dt))
+    return int(x) if -2.0 ** 63 <= x < 2.0 ** 63 else -(1 << 63)
+
+
 def _update_from(frm, np_dt):
     """Round ``from`` up to a value the floating dtype holds exactly (ATen's update_from)."""
-    plus1 = int(_f64(frm + 1).astype(np_dt).astype(_f64))
+    plus1 = _round_trip(frm + 1, np_dt)
     if plus1 < frm:
         n = abs(frm + 1).bit_length() - 1
         frm = plus1 + (1 << (n - _digits(np_dt) + 1))
@@ -640,7 +668,7 @@ def _update_from(frm, np_dt):
 
 
 def _update_to(to, np_dt):
-    minus1 = int(_f64(to - 1).astype(np_dt).astype(_f64))
+    minus1 = _round_trip(to - 1, np_dt)
     if minus1 >= to:
         n = abs(to - 1).bit_length() - 1
         to = minus1 - (1 << (n - _digits(np_dt) + 1))
@@ -685,11 +713,13 @@ def random_(self, from_=None, to=None, *, generator=None, **kwargs):
     if isinstance(from_, Generator) and generator is None:
         from_, generator = None, from_
     gen = _generator_for(generator, self.device)
-    np_dt = _real_view_info(self._data)[2]
+    np_dt = self._data.dtype
     if np_dt.name in ("uint16", "uint32", "uint64"):
         raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{_type_word(np_dt)}'"
                                   if from_ is None else
                                   f"\"random_from_to_kernel_cpu\" not implemented for '{_type_word(np_dt)}'")
+    if np_dt.kind == "c" and self._data.size and from_ is None and to is None:
+        raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{_type_word(np_dt)}'")
     if from_ is None and to is None:
         if _on_device(gen):
             return _device_fill(self, gen, _d_random_default)
@@ -704,15 +734,25 @@ def random_(self, from_=None, to=None, *, generator=None, **kwargs):
             if not frm < to:
                 raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
                                    f"but got from={frm} >= to={to}")
+        if np_dt.kind == "c":
+            raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
         _check_in_range(frm, to - 1, np_dt)
         rng, base = to - frm, frm
     elif frm == -(1 << 63):
+        # ATen returns before its kernel for an empty tensor; the kernel is compiled for the real types and
+        # bfloat16 (not float16, bool or complex), and then refuses all but four of them
+        if not self._data.size:
+            return self
+        if np_dt.name == "float16" or np_dt.kind in "bc":
+            raise NotImplementedError(f"\"random_full_64_bits_range_kernel_cpu\" not implemented for "
+                                      f"'{_type_word(np_dt)}'")
         if np_dt.name not in ("int64", "float64", "float32", "bfloat16"):
             raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and "
                                "bfloat16")
         if _on_device(gen):
             return _device_fill(self, gen, lambda dr, n, rt: _d_from_to(dr, n, rt, 1 << 64, 0))
-        return _fill_inplace(self, lambda out, c: _in_pieces(out, lambda m: gen._random64(m).view(np.int64)))
+        return _fill_inplace(self, lambda out, c: _in_pieces(
+            out, lambda m: _c_cast(gen._random64(m).view(np.int64), out.dtype)))
     else:
         if _is_float(np_dt):
             to_inc = min(1 << _digits(np_dt), (1 << 63) - 1)
@@ -720,6 +760,8 @@ def random_(self, from_=None, to=None, *, generator=None, **kwargs):
             if not frm < to_inc:
                 raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
                                    f"casted to dtype, but got from={frm} > to_inc={to_inc}")
+        elif np_dt.kind == "c":
+            raise RuntimeError("random_from_to_impl handles only integral, floating-point and boolean types")
         else:
             to_inc = 1 if np_dt.kind == "b" else int(np.iinfo(np_dt).max)
         _check_in_range(frm, to_inc, np_dt)
@@ -813,7 +855,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
 
 def _exponential_values(gen, n, lambd, np_dt):
     u = gen._uniform_double(n)
-    return ((-1.0 / lambd) * _libm(math.log1p, -u)).astype(np_dt)
+    return _c_cast((-1.0 / lambd) * _libm(math.log1p, -u), np_dt)
 
 
 def geometric_(self, p, *, generator=None):
@@ -832,7 +874,7 @@ def geometric_(self, p, *, generator=None):
         return _device_fill(self, gen, make)
 
     def fill(out, c):
-        out[...] = np.ceil(_libm(math.log, gen._uniform_double(out.size)) / denom)
+        out[...] = _c_cast(np.ceil(_libm(math.log, gen._uniform_double(out.size)) / denom), out.dtype)
     return _fill_inplace(self, fill)
 
 
@@ -846,7 +888,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         return _device_fill(self, gen, lambda dr, n, rt: dr.xp.exp(dr.normal(n) * std + mean).astype(rt))
 
     def fill(out, c):
-        out[...] = _libm(math.exp, _fma64(gen._normal_doubles(out.size), std, mean))
+        out[...] = _c_cast(_libm(math.exp, _fma64(gen._normal_doubles(out.size), std, mean)), out.dtype)
     return _fill_inplace(self, fill)
 
 
@@ -865,7 +907,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
 
     def fill(out, c):
         t = _libm(math.tan, math.pi * (gen._uniform_double(out.size) - 0.5))
-        out[...] = _fma64(sigma, t, median)
+        out[...] = _c_cast(_fma64(sigma, t, median), out.dtype)
     return _fill_inplace(self, fill)
 
 
@@ -1222,7 +1264,9 @@ def _poisson_one(stream, lam):
             U = stream.next() - 0.5
             V = stream.next()
             us = 0.5 - abs(U)
-            k = math.floor((2 * a / us + b) * U + lam + 0.43)
+            t = (2 * a / us + b) * U + lam + 0.43
+            # static_cast<int64_t>(floor(t)): x86-64 gives INT64_MIN where t is out of range or not a number
+            k = math.floor(t) if -2.0 ** 63 <= t < 2.0 ** 63 else -(1 << 63)
             if us >= 0.07 and V <= vr:
                 return k
             if k < 0 or (us < 0.013 and V > us):
@@ -1260,7 +1304,9 @@ def poisson(input, generator=None):
         vals = [_poisson_one(stream, r) for r in rates]
     finally:
         stream.close()
-    return _finish_like(namespace(lam).asarray(vals, dtype=_f64).astype(lam.dtype).reshape(lam.shape), input)
+    # (sample_poisson returns an int64, which reaches float16/bfloat16 through a float)
+    vals = _c_cast(namespace(lam).asarray(vals, dtype=_f64), lam.dtype)
+    return _finish_like(vals.reshape(lam.shape), input)
 
 
 _THIRD_F = float(_f32(1.0) / _f32(3.0))   # ``1.0f / 3.0f``: the float constant, widened to double
