@@ -12,6 +12,7 @@ Where PyTorch builds an op out of others (``repeat_interleave``, ``meshgrid``,
 ``grad_fn`` chain shows the same steps.
 """
 import numbers
+import operator
 import warnings
 
 import numpy as np
@@ -41,6 +42,73 @@ def _int_tuple(v):
     return tuple(int(s) for s in v)
 
 
+# PyTorch's Python binding parses an ``int[]`` argument (flip's dims, roll's shifts) before the op runs; these
+# helpers follow its rules, so a one-element integer tensor counts as an int and a float is a TypeError, not a
+# silently truncated shift.
+
+def _type_name(v):
+    """The type as CPython's tp_name writes it in PyTorch's messages: 'float', 'Tensor', 'numpy.int32'."""
+    if isinstance(v, Tensor):
+        return "Tensor"
+    t = type(v)
+    return f"numpy.{t.__name__}" if t.__module__ == "numpy" else t.__name__
+
+
+def _is_int_like(v):
+    """One int of an int list: an integer that is not a bool, anything with ``__index__`` (numpy ints), or a
+    one-element integer (or bool) tensor."""
+    if isinstance(v, Tensor):
+        return v.numel() == 1 and not (v.dtype.is_floating_point or v.dtype.is_complex)
+    if isinstance(v, bool):
+        return False
+    try:
+        operator.index(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _as_int(v):
+    if isinstance(v, Tensor):
+        if v.numel() != 1 or v.dtype.is_floating_point or v.dtype.is_complex:
+            raise TypeError
+        return int(v.item())
+    return operator.index(v)
+
+
+def _int_list(value, fn, arg, position, single=False):
+    """``value`` as a tuple of ints: a tuple or list of int-likes, or (``single``: a signature like roll's
+    ``int[1]``, which takes a lone int) one int-like.  ``position`` counts the arguments as the caller wrote
+    them (a method's from the first argument after self)."""
+    if single and _is_int_like(value):
+        return (_as_int(value),)
+    where = f"{fn}(): argument '{arg}' (position {position})"
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{where} must be tuple of ints, not {_type_name(value)}")
+    if value and not _is_int_like(value[0]):
+        raise TypeError(f"{where} must be tuple of ints, but found element of type {_type_name(value[0])} at pos 0")
+    out = []
+    for i, v in enumerate(value):
+        try:
+            out.append(_as_int(v))
+        except TypeError:   # PyTorch checks only the first element up front, and counts these from 1
+            raise TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {_type_name(v)}\"") from None
+    return tuple(out)
+
+
+def _method_int_list(values, fn, arg):
+    """A method's int list, given as separate ints (``x.flip(0, 1)``) or as one sequence (``x.flip((0, 1))``):
+    PyTorch packs the arguments into the list when the first one is an int-like."""
+    if not values:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "{arg}"')
+    if _is_int_like(values[0]):
+        return _int_list(list(values), fn, arg, 1)
+    if len(values) > 1:
+        raise TypeError(f"{fn}() takes 1 positional argument but {len(values)} were given")
+    return _int_list(values[0], fn, arg, 1)
+
+
 # ====================================================================== flip / roll / rot90
 
 class Flip(ArrayFunction):
@@ -60,15 +128,15 @@ class Flip(ArrayFunction):
 
 
 def flip(input, dims):
-    if isinstance(dims, numbers.Integral):
-        raise TypeError("flip(): argument 'dims' (position 2) must be tuple of ints, not int")
-    return Flip.apply(input, wrap_dims(tuple(dims), input._data.ndim))
+    return _flip(input, _int_list(dims, "flip", "dims", 2))
+
+
+def _flip(input, dims):
+    return Flip.apply(input, wrap_dims(dims, input._data.ndim))
 
 
 def _flip_method(self, *dims):
-    if len(dims) == 1 and not isinstance(dims[0], numbers.Integral):
-        dims = dims[0]
-    return flip(self, tuple(dims))
+    return _flip(self, _method_int_list(dims, "flip", "dims"))
 
 
 def fliplr(input):
@@ -106,12 +174,23 @@ class Roll(ArrayFunction):
 
 
 def roll(input, shifts, dims=None):
-    shifts = _int_tuple(shifts)
-    if dims is None:
+    return _roll(input, shifts, dims, 2)
+
+
+def _roll_method(self, shifts, dims=None):
+    return _roll(self, shifts, dims, 1)
+
+
+def _roll(input, shifts, dims, position):
+    """``position``: where shifts stands among the arguments as written (2 in torch.roll, 1 in x.roll)."""
+    shifts = _int_list(shifts, "roll", "shifts", position, single=True)
+    dims = () if dims is None else _int_list(dims, "roll", "dims", position + 1, single=True)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if not dims:   # dims=None and dims=[] both roll the flattened tensor
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         return Roll.apply(input, shifts, None)
-    dims = _int_tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     n = input._data.ndim
@@ -145,7 +224,19 @@ class Rot90(ArrayFunction):
 
 
 def rot90(input, k=1, dims=(0, 1)):
-    dims = _int_tuple(dims)
+    return _rot90(input, k, dims, 2)
+
+
+def _rot90_method(self, k=1, dims=(0, 1)):
+    return _rot90(self, k, dims, 1)
+
+
+def _rot90(input, k, dims, position):
+    """``position``: where k stands among the arguments as written (2 in torch.rot90, 1 in x.rot90)."""
+    if not _is_int_like(k):
+        raise TypeError(f"rot90(): argument 'k' (position {position}) must be int, not {_type_name(k)}")
+    k = _as_int(k)
+    dims = _int_list(dims, "rot90", "dims", position + 1)
     n = input._data.ndim
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
@@ -186,11 +277,10 @@ class Repeat(ArrayFunction):
 
 
 def repeat(self, *repeats):
-    if not repeats:
-        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    if len(repeats) == 1 and not isinstance(repeats[0], numbers.Integral):
-        repeats = repeats[0]
-    repeats = tuple(int(r) for r in repeats)
+    return _repeat(self, _method_int_list(repeats, "repeat", "repeats"))
+
+
+def _repeat(self, repeats):
     shape = self._data.shape
     if len(repeats) < len(shape):
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
@@ -204,17 +294,18 @@ def repeat(self, *repeats):
 
 
 def tile(input, dims):
-    dims = _int_tuple(dims)
+    return _tile(input, _int_list(dims, "tile", "dims", 2))
+
+
+def _tile(input, dims):
     n = input._data.ndim
     if len(dims) < n:
         dims = (1,) * (n - len(dims)) + dims
-    return repeat(input, dims)
+    return _repeat(input, dims)
 
 
 def _tile_method(self, *dims):
-    if len(dims) == 1 and not isinstance(dims[0], numbers.Integral):
-        dims = dims[0]
-    return tile(self, dims)
+    return _tile(self, _method_int_list(dims, "tile", "dims"))
 
 
 def _repeats_to_indices(repeats, output_size=None):
@@ -818,8 +909,8 @@ def cross(input, other, dim=None, *, out=None):
 # ====================================================================== registration
 
 register({
-    "flip": _flip_method, "fliplr": fliplr, "flipud": flipud, "roll": roll, "rot90": rot90, "repeat": repeat,
-    "tile": _tile_method, "repeat_interleave": repeat_interleave, "tril": tril, "triu": triu, "tril_": tril_,
-    "triu_": triu_, "diag": diag, "diag_embed": diag_embed, "diagflat": diagflat, "trace": trace,
+    "flip": _flip_method, "fliplr": fliplr, "flipud": flipud, "roll": _roll_method, "rot90": _rot90_method,
+    "repeat": repeat, "tile": _tile_method, "repeat_interleave": repeat_interleave, "tril": tril, "triu": triu,
+    "tril_": tril_, "triu_": triu_, "diag": diag, "diag_embed": diag_embed, "diagflat": diagflat, "trace": trace,
     "narrow_copy": narrow_copy, "kron": kron, "cross": cross,
 })

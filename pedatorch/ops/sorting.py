@@ -26,7 +26,7 @@ from .._tensor import Tensor
 from ..backend import no_meta_kernel, namespace, scatter_add, argsort_stable
 from ..autograd.function import ArrayFunction
 from ._util import wrap_dim, register, write_out, shape_str, _type_word, check_kernel_dtype
-from .._dtype import is_float_np, is_inexact_np
+from .._dtype import is_float_np, is_inexact_np, bool as bool_
 from .stl_order import stl_sort, stl_nth_element, stl_partial_sort, aten_quick_select
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive", "searchsorted",
@@ -265,9 +265,18 @@ class _Unset:
 _UNSET = _Unset()
 
 
-def _check_dim(dim, name="dim"):
+def _check_dim(dim, name="dim", fn=None, position=None, symint=False):
+    """An ``int`` argument as PyTorch's Python binding takes it: an int (not a bool), a numpy int, or a 0-dim
+    integer tensor (``x.sort(dim=torch.tensor(0))``); a ``SymInt`` one (topk's k) takes any one-element
+    integer tensor.  With ``fn`` and ``position`` (counted as the caller wrote the arguments: a
+    method's from the first after self), the TypeError names them as PyTorch's does."""
+    if isinstance(dim, Tensor) and not (dim.dtype.is_floating_point or dim.dtype.is_complex or dim.dtype is bool_):
+        if dim.numel() == 1 if symint else dim.ndim == 0:
+            return int(dim.item())
     if not isinstance(dim, numbers.Integral) or isinstance(dim, bool):
-        raise TypeError(f"argument '{name}' must be int, not {type(dim).__name__}")
+        what = type(dim).__name__
+        where = f"argument '{name}'" if fn is None else f"{fn}(): argument '{name}' (position {position})"
+        raise TypeError(f"{where} must be int, not {what}")
     return int(dim)
 
 
@@ -390,10 +399,20 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     Among equal values, and with ``sorted=False``, the order is the one PyTorch's C++ selection leaves
     (``ops/stl_order.py``).
     """
+    return _topk(input, k, dim, largest, sorted, out, 2)
+
+
+def _topk_method(self, k, dim=-1, largest=True, sorted=True):
+    return _topk(self, k, dim, largest, sorted, None, 1)
+
+
+def _topk(input, k, dim, largest, sorted, out, position):
+    """``position``: where k stands among the arguments as written (2 in torch.topk, 1 in x.topk)."""
     x = input._data
-    d = wrap_dim(_check_dim(dim if dim is not None else -1), x.ndim)
+    k = _check_dim(k, "k", "topk", position, symint=True)
+    d = wrap_dim(_check_dim(dim, "dim", "topk", position + 1), x.ndim)
     n = x.shape[d] if x.ndim else 1
-    if not isinstance(k, numbers.Integral) or not 0 <= k <= n:
+    if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
     if x.dtype == np.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
@@ -425,11 +444,21 @@ KthValue = selecting_op("KthValue", "KthvalueBackward0", _kth_index,
 
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The ``k``-th smallest element along ``dim`` (1-based): ``return_types.kthvalue(values, indices)``."""
+    return _kthvalue(input, k, dim, keepdim, out, 2)
+
+
+def _kthvalue_method(self, k, dim=-1, keepdim=False):
+    return _kthvalue(self, k, dim, keepdim, None, 1)
+
+
+def _kthvalue(input, k, dim, keepdim, out, position):
+    """``position``: where k stands among the arguments as written (2 in torch.kthvalue, 1 in x.kthvalue)."""
     x = input._data
+    k = _check_dim(k, "k", "kthvalue", position, symint=True)
+    d = wrap_dim(_check_dim(dim, "dim", "kthvalue", position + 1), x.ndim)
     check_kernel_dtype("kthvalue_cpu", x.dtype, "if")
-    d = wrap_dim(_check_dim(dim), x.ndim)
     n = x.shape[d] if x.ndim else 1
-    if not isinstance(k, numbers.Integral) or not 1 <= k <= n:
+    if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     return _result("kthvalue", KthValue.apply(input, d, bool(keepdim), int(k)), out)
 
@@ -674,5 +703,5 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     return r if out is None else write_out(out, r)
 
 
-register({"sort": sort, "argsort": argsort, "msort": msort, "topk": topk, "kthvalue": kthvalue,
+register({"sort": sort, "argsort": argsort, "msort": msort, "topk": _topk_method, "kthvalue": _kthvalue_method,
           "unique": unique, "unique_consecutive": unique_consecutive, "histc": histc})
