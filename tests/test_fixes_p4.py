@@ -21,3 +21,13 @@ def _errors(lib):
 def test_complex_clamp_and_sign_refuse_as_pytorch():
     assert _errors(pt) == _errors(torch)
     assert pt.tensor([3 + 4j]).sgn().tolist() == pytest.approx([0.6 + 0.8j])
+
+
+def test_copy_broadcast_errors_as_pytorch():
+    def run(lib):
+        out = []
+        for dst, src in [((3,), (3, 1)), ((3, 2), (3, 1, 1)), ((3, 2), (3, 2, 1)), ((2, 3), (3,)), ((), (2,)),
+                         ((2,), ())]:
+            out.append(error_of(lambda: lib.empty(dst).copy_(lib.ones(src))))
+        return out
+    assert run(pt) == run(torch)

@@ -37,7 +37,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction, before_checks, check_inplace, check_no_internal_overlap
 from ._util import (wrap_dim, register, write_out, shape_str, _type_word, broadcast_shapes_or_raise, checked_int,
-                    needed)
+                    needed, user_stacklevel)
 from .._layout import (_iterator_layout, copy_in_format, in_format, relayout, format_strides, check_no_overlap,
                        _empty_strided)
 from .shape import Select, Slice, Alias, Unsqueeze, IndexEmbed, _view_strides
@@ -117,7 +117,7 @@ def _as_tuple_key(key):
     if isinstance(key, list) and len(key) < 32:
         for o in key:
             if o is None or o is Ellipsis or isinstance(o, (Tensor, slice, list, tuple, range, str)) or is_array(o):
-                warnings.warn(_TUPLE_WARNING, UserWarning, stacklevel=3)
+                warnings.warn(_TUPLE_WARNING, UserWarning, stacklevel=user_stacklevel())
                 return tuple(key)
     return (key,)
 
@@ -137,7 +137,7 @@ def _index_array(arr):
     """Check an index array's dtype; byte masks count as bool masks (deprecated, as PyTorch warns)."""
     if arr.dtype == np.uint8:
         warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
-                      UserWarning, stacklevel=4)
+                      UserWarning, stacklevel=user_stacklevel())
         return arr.astype(np.bool_)
     if arr.dtype == np.bool_ or arr.dtype in (np.int64, np.int32):
         return arr
@@ -440,11 +440,21 @@ def _index_tensors(entries):
     return [e for e in entries if isinstance(e, Tensor) and e._data.ndim]
 
 
-def _index_put(target, key, values, accumulate, inplace, adv=None, tensors=()):
+def _is_byte_mask(entry):
+    """A uint8 tensor or array of 1+ dims in a key (a deprecated mask; a 0-dim one is a bool)."""
+    arr = entry._data if isinstance(entry, Tensor) else entry
+    return is_array(arr) and arr.ndim > 0 and arr.dtype == np.uint8
+
+
+def _index_put(target, key, values, accumulate, inplace, adv=None, tensors=(), entries=None):
     """``adv``: the (dim, array) entries the key was made from, when the caller has them; ``tensors``: the
-    index tensors among them."""
+    index tensors among them; ``entries``: the key as given (default: ``tensors``)."""
     masked_fill = (not accumulate and adv is not None and len(adv) == 1 and adv[0][1].dtype == np.bool_
                    and values._data.size == 1)
+    if masked_fill and any(_is_byte_mask(e) for e in (tensors if entries is None else entries)):
+        # the mask was a (deprecated) byte mask, turned into a bool one for indexing; masked_fill_ takes
+        # bool masks only, so this one path refuses it (x[byte_mask] = tensor_of_3 still works)
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     if masked_fill and values._data.dtype != target._data.dtype:
         # one mask and one value: PyTorch's index_put_ becomes masked_fill_(mask, value.item()), which
         # converts the value to the target's dtype (any other index_put_ refuses a dtype mismatch)
@@ -549,7 +559,7 @@ def _setitem(self, key, value):
     if k:
         value = value.view(s[k:])
     _index_put(sliced, _advanced_key(sliced, adv, bounds=False), value, False, inplace=True, adv=adv,
-               tensors=_index_tensors(entries))
+               tensors=_index_tensors(entries), entries=entries)
 
 
 def _index_put_key(input, indices, argnum):
@@ -1044,7 +1054,7 @@ def _scatter(input, dim, index, src, value, reduce, inplace):
     if reduce is not None and is_tensor:
         warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
                       "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=user_stacklevel())
     _check_bounds(idx, _nd(x).shape[d], d, negative=False)
     if reduce is not None:
         cls = ScatterReduced_ if inplace else ScatterReduced
@@ -1297,7 +1307,8 @@ def _index_reduce(input, dim, index, source, reduce, include_self, inplace):
                            f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
     if idx.size and bool(((idx < 0) | (idx >= (xs[d] if xs else 1))).any()):
         raise IndexError("index out of range in self")
-    warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
+    warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning,
+                  stacklevel=user_stacklevel())   # (the learner's line, however the call was wrapped)
     _check_index_reduce_dtype(input._data.dtype, len(xs), reduce, include_self)
     # the index of every element of source: ``index`` along dim, broadcast over the other dims
     xp = namespace(idx)

@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from .._layout import check_no_partial_overlap, copy_in_format
+from .._layout import broadcast_shapes_or_raise, check_no_partial_overlap, copy_in_format
 from .._tensor import Tensor, Size, contiguous_format, preserve_format
 from ..storage import TypedStorage, storage_view
 from ..backend import storage_root as _storage_root, address as _address, as_strided as _as_strided, namespace
@@ -1114,14 +1114,11 @@ class Copy(ArrayFunction):
     @staticmethod
     def forward(ctx, dst, src):
         ctx.src_dtype = getattr(src, "dtype", None)
-        if hasattr(src, "shape") and src.shape != dst.shape:
-            try:   # (src must broadcast to dst's shape)
-                if np.broadcast_shapes(src.shape, dst.shape) != dst.shape:
-                    raise ValueError
-            except ValueError:
-                raise RuntimeError(f"The size of tensor a ({dst.shape[-1] if dst.ndim else 1}) must match the size "
-                                   f"of tensor b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
-                                   f"{max(dst.ndim - 1, 0)}") from None
+        if hasattr(src, "shape") and src.shape != dst.shape:   # (src must broadcast to dst's shape)
+            shape = broadcast_shapes_or_raise(dst.shape, src.shape)
+            if shape != dst.shape:
+                raise RuntimeError(f"output with shape {shape_str(dst.shape)} doesn't match the broadcast shape "
+                                   f"{shape_str(shape)}")
         out = namespace(dst).empty_like(dst)
         if type(src) is CPU_ARRAY or type(src) is type(dst) or hasattr(src, "__array_interface__"):
             out[...] = src
