@@ -15,6 +15,7 @@ from .._tensor import Tensor
 from ..backend import namespace
 from .gradcheck import gradcheck, gradgradcheck
 import numpy as _np
+from collections.abc import Mapping
 
 
 __all__ = ["backward", "grad", "Function", "no_grad", "enable_grad", "set_grad_enabled",
@@ -92,7 +93,17 @@ def _make_grads(outputs, grads, is_grads_batched=False):
             # ``tensor()`` factory, with its checks (PyTorch's autograd calls torch.tensor too)
             from ..ops.creation import tensor
             g = tensor(g, dtype=out.dtype)
-        if g.shape != out.shape and not is_grads_batched:
+        if is_grads_batched:
+            # the first dimension is the batch; each row g[b] must have the output's shape.  (The message
+            # names row 0's shape less its first dimension: PyTorch strips the batch dimension twice.)
+            if g[0].shape != out.shape:
+                raise RuntimeError(
+                    "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the "
+                    "batch dimension. The sizes of the remaining dimensions are expected to match the shape of "
+                    f"corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
+                    f"{g[0].shape[1:]} and output[{i}] has a shape of {out.shape}. If you only want some tensors "
+                    "in `grad_output` to be considered batched, consider using vmap.")
+        elif g.shape != out.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                f"output[{i}] has a shape of {out.shape}.")
         if g.is_floating_point() != out.is_floating_point() or g.is_complex() != out.is_complex():
@@ -116,6 +127,30 @@ def _roots(outputs, grads):
     return roots, seeds
 
 
+def _check_inputs(inputs, no_grad_message):
+    """The engine's checks of ``inputs``: made after those of the outputs (``_make_grads``, ``_roots``), the
+    order in which PyTorch reports them."""
+    for t in inputs:
+        if isinstance(t, graph.GradientEdge):   # (where a gradient is computed, given directly)
+            continue
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError(no_grad_message)
+
+
+def _inputs_tuple(inputs, who):
+    """``inputs`` as a tuple: one tensor, a sequence, or a dict (its values; Python's own dict only)."""
+    if isinstance(inputs, (Tensor, graph.GradientEdge)):
+        return (inputs,)
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `{who}()` must be a dict, not {type(inputs).__name__}. "
+                        "Other Mapping types are not supported.")
+    return tuple(inputs)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None):
     """Accumulate into ``.grad`` of the leaves the gradient of ``tensors`` (sum of them)."""
@@ -130,14 +165,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
-        inputs = _as_tuple(inputs)
+        inputs = _inputs_tuple(inputs, "backward")
         if len(inputs) == 0:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        for t in inputs:
-            if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _make_grads(tensors, grads)
     roots, seeds = _roots(tensors, grads)
+    if inputs is not None:
+        # (PyTorch's engine retains the grad of each input, and a tensor outside autograd has none)
+        _check_inputs(inputs, "can't retain_grad on Tensor that has requires_grad=False")
     captured = run_backward(roots, seeds, retain_graph, create_graph, inputs=inputs, accumulate=True)
     if inputs is not None:  # non-leaf inputs get their .grad too
         for t, g in zip(inputs, captured):
@@ -149,7 +184,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of ``outputs`` w.r.t. ``inputs``, returned (not accumulated into ``.grad``)."""
     outputs = _as_tuple(outputs)
-    inputs_t = (inputs,) if isinstance(inputs, graph.GradientEdge) else _as_tuple(inputs)
+    # a dict of inputs (named_parameters(), say) gives a dict of gradients, by the same keys
+    keys = list(inputs) if type(inputs) is dict else None
+    inputs_t = _inputs_tuple(inputs, "grad")
     if not inputs_t:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if allow_unused is None:
@@ -161,26 +198,48 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if len(grads) != len(outputs):
         raise RuntimeError(f"grad requires one grad_output per output: got {len(grads)} grad_outputs "
                            f"for {len(outputs)} outputs")
-    for t in inputs_t:
-        if isinstance(t, graph.GradientEdge):   # (where a gradient is computed, given directly)
-            continue
-        if not isinstance(t, Tensor):
-            raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(outputs, grads, is_grads_batched)
     roots, seeds = _roots(outputs, grads)
-    result = run_backward(roots, seeds, retain_graph, create_graph, inputs=inputs_t, accumulate=False)
+    _check_inputs(inputs_t, "One of the differentiated Tensors does not require grad")
+    if is_grads_batched:
+        result = _batched_vjps(roots, seeds, retain_graph, create_graph, inputs_t)
+    else:
+        result = run_backward(roots, seeds, retain_graph, create_graph, inputs=inputs_t, accumulate=False)
     out = []
     for i, (t, g) in enumerate(zip(inputs_t, result)):
         if g is None:
-            if materialize_grads:
-                g = zeros_like(t)
+            if materialize_grads:   # (of the input's shape, not batched, as in PyTorch)
+                g = zeros_like(t, requires_grad=create_graph)
             elif not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
         out.append(g)
-    return tuple(out)
+    return dict(zip(keys, out)) if keys is not None else tuple(out)
+
+
+def _batched_vjps(roots, seeds, retain_graph, create_graph, inputs):
+    """``grad(..., is_grads_batched=True)``: one backward pass per row ``b`` of the seeds (every seed's
+    first dimension is the batch), each input's gradients stacked along a new first dimension -- one row
+    of a Jacobian per pass when the seeds are the rows of an identity.  PyTorch vmaps a single pass over the
+    batch; the loop gives the same numbers."""
+    sizes = []
+    for s in seeds:
+        if s.dim() == 0:
+            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that input is "
+                             "a Tensor of dimensionality 0 so expected in_dim to satisfy 0 <= in_dim < 0.")
+        sizes.append(s.shape[0])
+    if len(set(sizes)) > 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                         f"{sizes} for the mapped dimension")
+    n = sizes[0]
+    rows = []
+    for b in range(n):
+        # every pass but the last needs the graph again; the last frees it unless asked to retain it
+        keep = retain_graph or b < n - 1
+        rows.append(run_backward(roots, [s[b] for s in seeds], keep, create_graph, inputs=inputs, accumulate=False))
+    # deliberate upward import (autograd -> ops): the rows are joined by the ``stack`` op (differentiable)
+    from ..ops.join import stack
+    return [None if column[0] is None else stack(column) for column in zip(*rows)]
 from . import functional  # noqa: F401
