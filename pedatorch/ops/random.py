@@ -654,7 +654,7 @@ def _round_trip(v, np_dt):
     hold (a float16 infinity, 2**63)."""
     if v == 1 << 63:        # from + 1 for from = 2**63 - 1 (where PyTorch's own loop never ends): left alone
         return v
-    x = float(_c_cast(np.array(v, np.int64), np_dt))
+    x = float(_c_cast(np.int64(v), np_dt))
     return int(x) if -2.0 ** 63 <= x < 2.0 ** 63 else -(1 << 63)
 
 
