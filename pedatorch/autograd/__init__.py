@@ -204,7 +204,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     roots, seeds = _roots(outputs, grads)
     _check_inputs(inputs_t, "One of the differentiated Tensors does not require grad")
     if is_grads_batched:
-        result = _batched_vjps(roots, seeds, retain_graph, create_graph, inputs_t)
+        result = functional.batched_vjps(roots, seeds, retain_graph, create_graph, inputs_t)
     else:
         result = run_backward(roots, seeds, retain_graph, create_graph, inputs=inputs_t, accumulate=False)
     out = []
@@ -219,27 +219,4 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return dict(zip(keys, out)) if keys is not None else tuple(out)
 
 
-def _batched_vjps(roots, seeds, retain_graph, create_graph, inputs):
-    """``grad(..., is_grads_batched=True)``: one backward pass per row ``b`` of the seeds (every seed's
-    first dimension is the batch), each input's gradients stacked along a new first dimension -- one row
-    of a Jacobian per pass when the seeds are the rows of an identity.  PyTorch vmaps a single pass over the
-    batch; the loop gives the same numbers."""
-    sizes = []
-    for s in seeds:
-        if s.dim() == 0:
-            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that input is "
-                             "a Tensor of dimensionality 0 so expected in_dim to satisfy 0 <= in_dim < 0.")
-        sizes.append(s.shape[0])
-    if len(set(sizes)) > 1:
-        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
-                         f"{sizes} for the mapped dimension")
-    n = sizes[0]
-    rows = []
-    for b in range(n):
-        # every pass but the last needs the graph again; the last frees it unless asked to retain it
-        keep = retain_graph or b < n - 1
-        rows.append(run_backward(roots, [s[b] for s in seeds], keep, create_graph, inputs=inputs, accumulate=False))
-    # deliberate upward import (autograd -> ops): the rows are joined by the ``stack`` op (differentiable)
-    from ..ops.join import stack
-    return [None if column[0] is None else stack(column) for column in zip(*rows)]
 from . import functional  # noqa: F401

@@ -12,7 +12,7 @@ and the ``strict``/``create_graph`` behaviour follow ``torch.autograd.functional
 """
 from .._tensor import Tensor
 from ..backend import namespace
-from .engine import zeros_like
+from .engine import run_backward, zeros_like
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -381,3 +381,27 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     outputs = _grad_postprocess(outputs, create_graph)
     result = _grad_postprocess(result, create_graph)
     return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(result, is_inputs_tuple)
+
+
+def batched_vjps(roots, seeds, retain_graph, create_graph, inputs):
+    """``grad(..., is_grads_batched=True)``: one backward pass per row ``b`` of the seeds (every seed's
+    first dimension is the batch), each input's gradients stacked along a new first dimension -- one row
+    of a Jacobian per pass when the seeds are the rows of an identity.  PyTorch vmaps a single pass over the
+    batch; the loop gives the same numbers."""
+    sizes = []
+    for s in seeds:
+        if s.dim() == 0:
+            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that input is "
+                             "a Tensor of dimensionality 0 so expected in_dim to satisfy 0 <= in_dim < 0.")
+        sizes.append(s.shape[0])
+    if len(set(sizes)) > 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                         f"{sizes} for the mapped dimension")
+    n = sizes[0]
+    rows = []
+    for b in range(n):
+        # every pass but the last needs the graph again; the last frees it unless asked to retain it
+        keep = retain_graph or b < n - 1
+        rows.append(run_backward(roots, [s[b] for s in seeds], keep, create_graph, inputs=inputs, accumulate=False))
+    from ..ops.join import stack   # (lazy, as for jacobian: the rows are joined by the differentiable stack op)
+    return [None if column[0] is None else stack(column) for column in zip(*rows)]
