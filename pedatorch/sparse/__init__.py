@@ -352,16 +352,20 @@ class SparseDiv(SparseScale):
     node_name = "DivBackward0"
 
 
+def _same_size(a, b, kind):
+    if a.shape != b.shape:   # (no broadcasting between a sparse operand and another)
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size {list(a.shape)} "
+                           f"while other has size {list(b.shape)} (FYI: {kind} addition does not currently support "
+                           f"broadcasting)")
+
+
 class SparseAdd(ArrayFunction):
     """out = a + alpha * b, both sparse: their entries merged;  da = grad,  db = alpha * grad"""
     node_name = "AddBackward0"
 
     @staticmethod
     def forward(ctx, a, b, alpha):
-        if a.shape != b.shape:
-            raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size {list(a.shape)} "
-                               f"while other has size {list(b.shape)} (FYI: op2-sparse addition does not currently "
-                               f"support broadcasting)")
+        _same_size(a, b, "op2-sparse")
         ctx.alpha = alpha
         return _merge(a, b, alpha)
 
@@ -375,27 +379,20 @@ class SparseSub(SparseAdd):
     node_name = "SubBackward0"
 
 
-class DenseAddSparse(ArrayFunction):
-    """out = dense a + alpha * sparse b, a dense tensor (b's entries added in at their places);  da = grad,
-    db = alpha * grad (dense: PyTorch hands the sparse operand the whole gradient here)"""
+class DenseAddSparse(SparseAdd):
+    """out = dense a + alpha * sparse b, a dense tensor (b's entries added in at their places); the gradients as
+    SparseAdd's (dense for b: PyTorch hands the sparse operand the whole gradient here)"""
     node_name = "AddBackward0"
 
     @staticmethod
     def forward(ctx, a, sp, alpha):
-        if a.shape != sp.shape:
-            raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
-                               f"{list(a.shape)} while other has size {list(sp.shape)} (FYI: dense-sparse addition "
-                               f"does not currently support broadcasting)")
+        _same_size(a, sp, "dense-sparse")
         ctx.alpha = alpha
         out = a.astype(np.result_type(a.dtype, sp.dtype))   # a copy: add_ writes it back into a
         if sp.nnz:
             vals = sp.values * alpha if alpha != 1 else sp.values
             scatter_add(out, tuple(sp.indices), vals.astype(out.dtype, copy=False))
         return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, (grad if ctx.alpha == 1 else grad * ctx.alpha), None
 
 
 class DenseSubSparse(DenseAddSparse):
