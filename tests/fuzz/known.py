@@ -138,6 +138,10 @@ KNOWN = {
     'cummax|grad2_value|bfloat16': "bfloat16 rounding of layer_norm's double-backward formula over a two-element row (float32/float64 agree)",
     'rad2deg|grad_value|float32': "PyTorch's layer_norm of a one-element row keeps FMA rounding residue in x_hat (x*rstd - mean*rstd), not 0",
     'sigmoid|grad2_value|float32': "cosine_similarity over a one-element dim (constant +-1): its true-0 gradients are float32 noise of a 1-ulp mm difference",
+    'F.layer_norm|grad_value|float64': "an infinite layer_norm weight: inf - inf meets in another order in the differentiable (create_graph) backward (inf vs NaN)",
+    'atan2|value|float32': "the sign of softshrink's zero: ATen's vector loop writes +0 where its scalar loop writes x*0 (-0), by the CPU's vector width",
+    'square|grad2_value|bfloat16': "bfloat16 rounding of group_norm's double-backward formula over a two-element group (float32/float64 agree)",
+    'true_divide|grad_value|bfloat16': "x / xlog1py(x, y) is near constant: its gradient is a cancellation of two large bfloat16 terms (0 vs one ulp, 2.0)",
 }
 
 
