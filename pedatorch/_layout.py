@@ -309,8 +309,9 @@ def iterator_result(out, args, n, cast_from=0):
 
 def _common_dtype(out, operands):
     """The dtype TensorIterator computes in: the result's, except for a bool result of non-bool inputs
-    (comparisons, logical ops), which compare in the inputs' promoted dtype."""
-    if out.dtype != np.bool_ or len(operands) < 2:
+    (comparisons, logical ops, isinf, signbit), which test the inputs in their promoted dtype: nothing
+    is cast to bool first, so no operand is replaced by a cast copy with its own layout."""
+    if out.dtype != np.bool_ or not operands:
         return out.dtype
     from ._dtype import result_type_of
     return result_type_of(*operands).np

@@ -1633,13 +1633,25 @@ def _on_floats(test, ints_answer):
     ``zeros_like``/``ones_like`` (preserve_format: the input's strides), not an elementwise kernel."""
     def kernel(x):
         if is_inexact_np(x.dtype):
-            return iterator_result(test(x), (x,), 1)
+            return test(x)
         return _empty_preserving_layout(x, np.bool_, ints_answer)
     return kernel
 
 
-IsInf = _nondiff("IsInf", _on_floats(_XP.isinf, False), elementwise=0)
-IsFinite = _nondiff("IsFinite", _on_floats(_XP.isfinite, True), elementwise=0)
+def _isinf_floats(x):
+    """PyTorch's composite ``x.abs() == inf``: laid out as a unary op's result."""
+    return iterator_result(_XP.isinf(x), (x,), 1)
+
+
+def _isfinite_floats(x):
+    """PyTorch's composite ``(x == x) * (x.abs() != inf)``: the product of two results in x's layout is
+    laid out anew (a size-1 dim's stride can change)."""
+    same, finite = iterator_result(x == x, (x,), 1), iterator_result(_XP.abs(x) != np.inf, (x,), 1)
+    return iterator_result(same & finite, (same, finite), 2)
+
+
+IsInf = _nondiff("IsInf", _on_floats(_isinf_floats, False), elementwise=0)
+IsFinite = _nondiff("IsFinite", _on_floats(_isfinite_floats, True), elementwise=0)
 IsPosInf = _nondiff("IsPosInf", _XP.isposinf)
 IsNegInf = _nondiff("IsNegInf", _XP.isneginf)
 SignBit = _nondiff("SignBit", _XP.signbit)

@@ -381,7 +381,8 @@ class TopK(ArrayFunction):
     def forward(ctx, x, k, dim, largest, sorted_):
         xp = namespace(x)
         x1 = x.reshape(1) if x.ndim == 0 else x
-        idx = _topk_index(x1, dim, k, largest, sorted_)
+        # ATen allocates both results contiguous, whatever x's layout (and a replayed row's moveaxis)
+        idx = xp.ascontiguousarray(_topk_index(x1, dim, k, largest, sorted_))
         values = xp.take_along_axis(x1, idx, dim)
         ctx.shape, ctx.dim, ctx.idx = x.shape, dim, idx
         if x.ndim == 0:

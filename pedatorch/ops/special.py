@@ -18,7 +18,7 @@ from .._layout import iterator_result, like_empty_like
 from ..autograd.function import ArrayFunction
 from ._util import (broadcast_shapes_or_raise, promote, to_float, write_out, register, promote_to_float, require_tensor, _type_word,
                     check_kernel_dtype, check_binary_kernel, needed, wrap_dim)
-from .._dtype import is_float_np, to_opmath
+from .._dtype import is_float_np, to_opmath, result_type_of
 from .elementwise import _not_implemented_name, where, _no_bool_sub, masked_grad, _ip as _inplace_twin
 from .creation import zero_grad
 from .join import cat
@@ -648,9 +648,14 @@ class Ldexp(ArrayFunction):
             # its result is empty_like(x); where x broadcasts, TensorIterator resizes it, laid out from x and e
             out = like_empty_like(out, x) if x.shape == out.shape else iterator_result(out, (x, e), 2)
         else:
-            # otherwise it is mul(x, pow(2, e)), and pow rounds to e's own dtype first: a bfloat16 e
-            # gives a bfloat16 power even when x is float32 (an integer e's power is the default float)
-            pdt = e.dtype if is_float_np(e.dtype) else es.dtype
+            # otherwise it is mul(x, pow(2, e)), and pow rounds to its own dtype first. For a float32 or
+            # integer x that is pow(2.0, e): e's dtype (a bfloat16 e gives a bfloat16 power even when x is
+            # float32; an integer e's power is the default float). For other dtypes it is
+            # full((), 2.0, x.dtype).pow(e): promoted with that 0-dim tensor, so a 0-dim e joins x's dtype
+            if x.dtype == np.float32 or x.dtype.kind in "biu":
+                pdt = e.dtype if is_float_np(e.dtype) else es.dtype
+            else:
+                pdt = result_type_of(xp.zeros((), x.dtype), e).np
             scale = xp.power(2.0, to_opmath(e.astype(pdt))).astype(pdt)
             out = (to_opmath(xs) * to_opmath(scale.astype(dt))).astype(dt)
             # the product is laid out from x and the power. For a float32 or integer x ATen's power is

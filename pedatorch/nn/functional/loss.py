@@ -502,11 +502,17 @@ class NllLoss(ArrayFunction):
                     out = xp.asarray(out / total, dtype=x.dtype)
         ctx.save_for_backward(x)
         ctx.one, ctx.shape, ctx.reduction = one, xb.shape, reduction
+        ctx.target_shape = target.shape
         ctx.tc, ctx.valid, ctx.w, ctx.total = tc, valid, w, total
         return out
 
     @staticmethod
     def backward(ctx, grad):
+        # ATen's nll_loss_backward checks the sizes as its forward does, but takes a 1-D input's size
+        # as the batch size: a 1-D input with a (1,) target computes its loss, and then fails here
+        x_shape, t_shape = ctx.shape[1:] if ctx.one else ctx.shape, ctx.target_shape
+        if not (len(x_shape) == 1 and len(t_shape) == 0) and x_shape[0] != t_shape[0]:
+            raise RuntimeError(f"size mismatch (got input: {shape_str(x_shape)}, target: {shape_str(t_shape)})")
         dt = grad._data.dtype
         vals = -ctx.w.astype(dt, copy=False)
         if ctx.reduction == "mean":
@@ -577,7 +583,8 @@ def _nll_loss(input, target, weight, reduction, ignore_index):
     if target.dim() > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     no_batch_dim = input.dim() == 1 and target.dim() == 0
-    if not (no_batch_dim or input.shape[0] == target.shape[0]):
+    batch_size = 1 if input.dim() == 1 else input.shape[0]   # (a (1,) target passes with a 1-D input here)
+    if not (no_batch_dim or batch_size == target.shape[0]):
         raise RuntimeError(f"size mismatch (got input: {shape_str(input.shape)}, target: "
                            f"{shape_str(target.shape)})")
     C = input.shape[-1]
@@ -622,7 +629,6 @@ def _nll_loss_nd(input, target, weight, reduction, ignore_index):
             raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_word(target._data.dtype)}")
         if target.shape[0] != 1:
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
-        target = target.reshape(())  # one unbatched sample (PyTorch computes this loss, then its backward fails)
     if input.dim() <= 2:
         return _nll_loss(input, target, weight, reduction, ignore_index)
     if input.dim() == 4:
