@@ -76,3 +76,19 @@ def test_ldexp_power_is_promoted_with_a_0dim_two(xshape, eshape, xdt, edt):
         r = lib.ldexp(x, e)
         return r.double().reshape(-1).tolist(), r.dtype.__repr__().split(".")[-1], r.shape
     assert run(pt) == run(torch)
+
+
+def test_batch_norm_double_backward_reads_the_saved_statistics_of_a_constant_batch():
+    # fuzz seed 9701133: a constant channel's x_hat is exactly 0 in PyTorch's saved statistics; recomputing
+    # the mean in float32 for the create_graph backward left a residue that 1/y magnified to -3e10
+    def run(lib):
+        x = lib.full((3, 3), -1.5).sigmoid()
+        w = lib.tensor([0.5, 1.0, 0.0], requires_grad=True)
+        y = lib.nn.functional.batch_norm(x, lib.zeros(3), lib.ones(3), w, lib.tensor([0.0, 0.0, 0.5]), training=True)
+        loss = (y * lib.tensor([[1.1, -0.6, 0.2]])).sum() + (0.27 / y[:, 2]).sum()
+        g, = lib.autograd.grad(loss, w, create_graph=True)
+        return g.detach().tolist()
+    assert run(pt) == run(torch)
+    x = pt.randn(4, 3, dtype=pt.float64, requires_grad=True)
+    w = pt.randn(3, dtype=pt.float64, requires_grad=True)
+    assert pt.autograd.gradgradcheck(lambda x, w: pt.nn.functional.batch_norm(x, None, None, w, None, True), (x, w))

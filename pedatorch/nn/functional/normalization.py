@@ -326,16 +326,16 @@ class NativeBatchNorm(ArrayFunction):
             return NativeBatchNorm._backward_np(ctx, grad._data, x._data, None if w is None else to_opmath(w._data),
                                                 mean._data, rstd._data, need)
         wb = w.to(mean.dtype).reshape(bshape) if w is not None else None  # (half precision in float32)
-        half = x.dtype != mean.dtype
         # float16/bfloat16 work in float32 (the engine rounds each gradient to its input's dtype once)
         x, grad = x.to(mean.dtype), grad.to(mean.dtype)
         if ctx.training:
             saved_mean, saved_rstd = mean, rstd
             mean, rstd = _recomputed_stats(x, axes, ctx.eps)
-            if half:   # the values PyTorch's kernel reads are its saved, rounded statistics; the derivative
-                # stays that of the exact ones (see _backward_stats)
-                mean = mean + (saved_mean - mean.detach())
-                rstd = rstd + (saved_rstd - rstd.detach())
+            # the values PyTorch's kernel reads are its saved statistics (rounded, for half types; for a
+            # constant channel a mean exactly the value, where recomputing it in float32 can leave a residue
+            # that the normalization magnifies); the derivative stays that of the exact ones
+            mean = mean + (saved_mean - mean.detach())
+            rstd = rstd + (saved_rstd - rstd.detach())
         xhat = (x - mean) * rstd
         gx = gw = gb = None
         if need[0]:   # (the weight multiplies last, as in ATen's kernel: an inf weight gives ±inf, not NaN)
