@@ -22,6 +22,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..backend import namespace
+from ..ops.elementwise import _lerp
 from .optimizer import _steps_to_tensors
 from .optimizer import (Optimizer, _check_capturable, _device_dtype_check_for_fused, _get_scalar_dtype, _get_value,
                         _scalar_arg, _to_scalar, _use_grad_for_differentiable)
@@ -271,10 +272,9 @@ def _fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_ste
     lr, beta1, beta2 = _get_value(lr), _get_value(beta1), _get_value(beta2)
     skip = found_inf is not None and found_inf.item() == 1.0
     for i, param in enumerate(params):
-        state_steps[i] += 1
-        if skip:
-            state_steps[i] -= 1
+        if skip:   # (an inf in the scaled gradients: no step, and it is not counted)
             continue
+        state_steps[i] += 1
         step = _get_value(state_steps[i])
         step_size = lr / (1 - beta1 ** step)
         bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
@@ -292,8 +292,7 @@ def _fused_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_ste
             else:
                 g = g + p * f(weight_decay)
         m, v = exp_avgs[i]._data.astype(f), exp_avg_sqs[i]._data.astype(f)
-        w = f(1 - beta1)   # m = lerp(m, g, w), by the formula lerp uses for this weight
-        m = m + w * (g - m) if abs(w) < 0.5 else g - (g - m) * (f(1) - w)
+        m = _lerp(m, g, 1 - beta1)   # (the kernel's exp_avg.lerp_(grad, 1 - beta1): one fused multiply-add)
         v = v * f(beta2) + f(1 - beta2) * g * g
         if amsgrad:
             v_max = xp.maximum(max_exp_avg_sqs[i]._data.astype(f), v)
