@@ -70,7 +70,8 @@ def test_is_grads_batched_with_create_graph_is_differentiable():
     r, r_pt = run(torch), run(pt)
     assert r[0] and r_pt[0]
     np.testing.assert_allclose(r[1], r_pt[1], rtol=1e-6)
-    np.testing.assert_allclose(r[2], r_pt[2], rtol=1e-6)
+    # (2 cos a - a sin a cancels at a = 1.1: one float32 ulp of cos, where PyTorch's is not the nearest, is 1e-6)
+    np.testing.assert_allclose(r[2], r_pt[2], rtol=1e-5)
 
 
 def test_is_grads_batched_gradcheck_and_gradgradcheck():

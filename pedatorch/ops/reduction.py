@@ -14,6 +14,7 @@ Three kinds of backward recur here:
   among all elements equal to the result (ties share it), as PyTorch does.
 """
 import builtins as _b  # this module defines sum/max/min/all/any: the builtins are _b.sum, _b.max...
+import math
 import numbers
 import warnings
 
@@ -942,8 +943,11 @@ def _vector_norm_kernel(x, p, dims, keepdim):
     like = a
     a = to_opmath(a)
     kw = dict(axis=dims, keepdims=keepdim)
+    reduced = math.prod(x.shape[d] for d in dims) if dims is not None else x.size
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        if p == 0:
+        if reduced == 1 and p != 0:   # ATen's kernel skips a reduction of one element: |x| (no overflow)
+            out = xp.sum(a, **kw)
+        elif p == 0:
             out = xp.sum(a != 0, **kw).astype(a.dtype)
         elif p == _INF:
             out = xp.max(a, **kw)

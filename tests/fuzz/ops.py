@@ -229,12 +229,23 @@ def _int_dim_params(g, x, dtype=False, keepdim=True):
 
 add("prod", ["torch.prod({0}{kw})", "{0}.prod({kw})"], make=lambda g, x: ([x], _int_dim_params(g, x, dtype=True)),
     kinds="num", group="reduction")
+
+
+def _var_params(g, x):
+    # PyTorch's var/std backward takes dim=() as N = 1 (a wrong gradient that later steps of a program carry
+    # on under other ops' names: known.py's var entries); reduce-all is the same forward, so ask for that.
+    p = red_params(g, x)
+    if p.get("dim") == ():
+        p["dim"] = None
+    return p
+
+
 for _n in ["std", "var"]:
     add(_n, [f"torch.{_n}({{0}}{{kw}})", f"{{0}}.{_n}({{kw}})"],
-        make=lambda g, x: ([x], dict(red_params(g, x), **({"correction": g.choice([0, 1, 2])} if g.coin(0.5)
-                                                            else {}))),
+        make=lambda g, x: ([x], dict(_var_params(g, x), **({"correction": g.choice([0, 1, 2])} if g.coin(0.5)
+                                                             else {}))),
         kinds="float", group="reduction")
-    add(f"{_n}_mean", f"torch.{_n}_mean({{0}}{{kw}})", make=lambda g, x: ([x], red_params(g, x)), kinds="float",
+    add(f"{_n}_mean", f"torch.{_n}_mean({{0}}{{kw}})", make=lambda g, x: ([x], _var_params(g, x)), kinds="float",
         group="reduction")
 add("std_unbiased", "{0}.std({dim}, unbiased={u})", make=unary(dim=dim_, u=lambda g, x: g.coin()), kinds="float",
     group="reduction")
