@@ -31,6 +31,7 @@ from .ops.linalg import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from .ops.manip import *  # noqa: F401,F403
 from .ops.special import *  # noqa: F401,F403
+from .ops.quantize import *  # noqa: F401,F403
 from . import linalg  # noqa: E402
 from . import special  # noqa: E402,F401
 from . import fft  # noqa: E402,F401  (torch.fft)
@@ -399,3 +400,14 @@ from ._tensor import sparse_coo  # noqa: E402,F401
 import math as _math  # noqa: E402
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 newaxis = None
+
+# The __torch_function__ protocol (torch.overrides): every public function looks at its arguments for
+# Tensor subclasses and tensor-likes first; wrapped last, once every namespace is complete.
+from . import overrides  # noqa: E402
+from . import _C  # noqa: E402,F401
+import sys as _sys  # noqa: E402
+for _ns, _prefix, _native in ((nn.functional, "torch.nn.functional", False), (nn.init, "torch.nn.init", False),
+                              (linalg, "torch.linalg", True), (special, "torch.special", True),
+                              (fft, "torch.fft", True), (_sys.modules[__name__], "torch", True)):
+    overrides._wrap_namespace(_ns, _prefix, _native)
+del _ns, _prefix, _native

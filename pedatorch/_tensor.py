@@ -104,6 +104,16 @@ _grad_state = None  # autograd's grad-mode state; set by autograd/function.py (w
 _trace_warner = None
 
 
+# Set by overrides.py (the __torch_function__ protocol): called with each new subclass of Tensor, since one
+# that dispatches needs Tensor's methods to look for __torch_function__ (a hook: this layer imports nothing above)
+_subclass_hook = None
+
+
+def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
+    """The ``__torch_function__`` of a subclass that opts out (nn.Parameter): its instances act as Tensors."""
+    return func(*args, **(kwargs or {}))
+
+
 class Tensor:
     """An n-dimensional array that can record the operations applied to it."""
 
@@ -163,6 +173,11 @@ class Tensor:
         if device is not None:
             t._data = to_device_array(arr, as_device(device))
         return t
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if _subclass_hook is not None:
+            _subclass_hook(cls)
 
     def _init_from(self, arr, requires_grad=False):
         self._data = arr

@@ -3,7 +3,7 @@ placeholders of lazy modules (``UninitializedParameter``, ``UninitializedBuffer`
 import functools
 import sys
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _disabled_torch_function_impl
 from .._dtype import is_inexact_np
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin",
@@ -16,6 +16,8 @@ class Parameter(Tensor):
     It shares memory with the tensor it wraps (``Parameter(t)`` views ``t``'s data); ops on a
     Parameter return plain Tensors.
     """
+
+    __torch_function__ = _disabled_torch_function_impl   # ops on a Parameter return plain Tensors
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -66,6 +68,7 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     As in PyTorch, what it returns is a plain Tensor (``t.detach()``, sharing ``t``'s memory and keeping its
     ``requires_grad``) that carries ``persistent`` and the mark ``isinstance(.., nn.Buffer)`` looks for.
     """
+    __torch_function__ = _disabled_torch_function_impl   # (its instances are plain Tensors anyway)
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
@@ -90,6 +93,8 @@ class UninitializedTensorMixin:
     properties such as ``dtype``/``device``/``data``, and ``size``, ``to``, ``float``, ...) run with
     the refusal lifted (``_allowed`` below).
     """
+    __torch_function__ = _disabled_torch_function_impl   # (reads of the data are refused instead)
+
     __slots__ = ()  # no new layout: ``__class__`` can be swapped for ``cls_to_become``
 
     @property
