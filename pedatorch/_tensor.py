@@ -174,6 +174,20 @@ class Tensor:
             t._data = to_device_array(arr, as_device(device))
         return t
 
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False, dispatch_sizes_strides_policy=None, dispatch_device=False,
+                       dispatch_layout=False, _extra_dispatch_keys=None, storage_size=None):
+        """A ``cls`` instance sharing ``data``'s memory, detached (a leaf): how Parameter-like subclasses are
+        built in PyTorch (the dispatch options are for C++ subclasses; nothing to set here)."""
+        t = _new(cls)
+        t._init_from(data._data)
+        t._version_counter = data._shared_version()
+        if require_grad:
+            if not t.is_floating_point() and not t.is_complex():
+                raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+            t.requires_grad_(True)
+        return t
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if _subclass_hook is not None:

@@ -281,3 +281,23 @@ def test_parameters_and_modules_are_unaffected():
         return type(y).__name__, type(loss).__name__, type(lin.weight).__name__, type(lin.weight.grad).__name__, \
             round(loss.item(), 5)
     assert both(run)[0] == both(run)[1]
+
+
+def test_make_subclass_builds_a_detached_leaf_of_the_class():
+    def run(lib):
+        class P(lib.Tensor):
+            @staticmethod
+            def __new__(cls, data, requires_grad=True):
+                return lib.Tensor._make_subclass(cls, data, requires_grad)
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        p = P(x * 1)
+        y = p * 2
+        try:
+            P(lib.tensor([1, 2]))
+        except RuntimeError as e:
+            err = str(e)
+        shared = P(x.detach())
+        x.data.add_(1)
+        return (type(p).__name__, p.requires_grad, p.is_leaf, type(y).__name__, type(y.grad_fn).__name__, err,
+                shared.tolist())
+    assert both(run)[0] == both(run)[1]
