@@ -14,9 +14,10 @@
   inplace      fill_, zero_
   spectral     the FFT kernels (torch.fft is built on them), stft, istft
   special      lgamma, digamma, polygamma, i0, copysign, bincount, logcumsumexp, cov, ...
+  quantize     fake_quantize_per_tensor_affine / _per_channel_affine (quantization-aware training)
 """
 from . import (elementwise, shape, reduction, creation, conversion, join, inplace, indexing, linalg,  # noqa
-               sorting, manip, random, special, spectral)
+               sorting, manip, random, special, spectral, quantize)
 from ._util import add_numpy_names as _add_numpy_names  # noqa: E402
 from .._tensor import Tensor as _Tensor  # noqa: E402
 
