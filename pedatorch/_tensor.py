@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 
+from ._warnings import user_stacklevel
 from . import _dtype as D
 from ._device import CPU, as_device, device_of, to_device_array
 from ._dtype import is_float_np
@@ -306,7 +307,7 @@ class Tensor:
                 "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
                 "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
                 "instead. See github.com/pytorch/pytorch/pull/30531 for more informations.",
-                UserWarning, stacklevel=2)
+                UserWarning, stacklevel=user_stacklevel())
         return self._grad
 
     @grad.setter
@@ -818,14 +819,14 @@ class Tensor:
         if self._data.ndim not in (0, 2):
             warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
                           "is deprecated and it will throw an error in a future release.", UserWarning,
-                          stacklevel=2)
+                          stacklevel=user_stacklevel())
         return self.permute(tuple(range(self._data.ndim - 1, -1, -1)))
 
     @property
     def mT(self):
         if self._data.ndim == 0:
             warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
-                          UserWarning, stacklevel=2)
+                          UserWarning, stacklevel=user_stacklevel())
             return self
         if self._data.ndim < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
@@ -840,7 +841,7 @@ class Tensor:
     def mH(self):
         if self._data.ndim == 0:
             warnings.warn("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().", UserWarning,
-                          stacklevel=2)
+                          stacklevel=user_stacklevel())
             return self.conj() if self.is_complex() else self
         return self.mT.conj() if self.is_complex() else self.mT
 

@@ -14,6 +14,7 @@ is handed to ``pedatorch.cuda``.  On a machine without it, ``current_accelerator
 import warnings
 from collections import OrderedDict
 
+from ._warnings import user_stacklevel
 from ._device import device as _device
 
 __all__ = ["current_accelerator", "current_device_idx", "current_device_index", "device_count",
@@ -70,7 +71,7 @@ def current_device_index():
 
 def current_device_idx():
     """Deprecated name of ``current_device_index``."""
-    warnings.warn("Use `current_device_index` instead.", FutureWarning, stacklevel=2)
+    warnings.warn("Use `current_device_index` instead.", FutureWarning, stacklevel=user_stacklevel())
     return current_device_index()
 
 
@@ -108,7 +109,7 @@ def set_device_index(device, /):
 
 def set_device_idx(device, /):
     """Deprecated name of ``set_device_index``."""
-    warnings.warn("Use `set_device_index` instead.", FutureWarning, stacklevel=2)
+    warnings.warn("Use `set_device_index` instead.", FutureWarning, stacklevel=user_stacklevel())
     set_device_index(device)
 
 

@@ -43,7 +43,10 @@ _state = _State()
 def _dispatches(cls):
     """Whether instances of ``cls`` take part in dispatch."""
     tf = getattr(cls, "__torch_function__", None)
-    return tf is not None and getattr(tf, "__func__", tf) is not _disabled_torch_function_impl
+    if tf is None or getattr(tf, "__func__", tf) is _disabled_torch_function_impl:
+        return False
+    # a PyTorch tensor (handed to from_dlpack, say) answers to PyTorch's functions, not to these
+    return not getattr(tf, "__module__", "").startswith("torch")
 
 
 def _overloaded_args(values):
@@ -139,7 +142,7 @@ def _wrap_namespace(module, prefix, native):
     for name in getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]:
         fn = getattr(module, name, None)
         if isinstance(fn, _types.FunctionType) and fn.__module__.startswith("pedatorch") \
-                and not hasattr(fn, "_torch_function_wraps"):
+                and not hasattr(fn, "_torch_function_wraps") and name not in _IGNORED:
             if fn not in _WRAPPED:
                 _WRAPPED[fn] = _named(_dispatching(fn, name=f"{prefix}.{name}", native=native), module.__name__, name)
             setattr(module, name, _WRAPPED[fn])
@@ -150,6 +153,21 @@ def _named(wrapper, module, qualname):
     wrapper.__module__, wrapper.__qualname__ = module, qualname
     return wrapper
 
+
+# PyTorch's get_ignored_functions, as far as pedatorch has them: settings, seeds, factories from sizes,
+# function transforms, serialization
+_IGNORED = frozenset((
+    "tensor", "as_tensor", "asarray", "zeros", "ones", "empty", "full", "arange", "range", "linspace", "logspace",
+    "eye", "rand", "randn", "randint", "randperm", "empty_strided", "tril_indices", "triu_indices", "from_numpy",
+    "frombuffer", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "set_default_dtype",
+    "get_default_dtype", "set_default_device", "get_default_device", "set_default_tensor_type", "is_grad_enabled",
+    "set_grad_enabled", "is_inference_mode_enabled", "is_tensor", "is_storage", "set_printoptions",
+    "get_printoptions", "load", "save", "compile", "promote_types", "can_cast", "vmap", "set_num_threads",
+    "get_num_threads", "set_num_interop_threads", "get_num_interop_threads", "use_deterministic_algorithms",
+    "are_deterministic_algorithms_enabled", "set_float32_matmul_precision", "get_float32_matmul_precision",
+    "set_anomaly_enabled", "is_anomaly_enabled", "typename", "summary", "from_dlpack", "sym_int", "sym_float",
+    "sym_max", "sym_min", "sym_not", "cond", "while_loop", "get_device_module", "set_warn_always",
+    "is_warn_always_enabled"))
 
 _NAMESPACES = {}   # "torch.linalg": the module, for every namespace wrapped
 _WRAPPED = {}   # one wrapper per function: torch.add and torch.nn.functional's alias stay the same object
@@ -333,13 +351,8 @@ def is_tensor_method_or_property(func):
 
 
 def get_ignored_functions():
-    """Public functions that take no tensors, so nothing can override them (creation functions, settings)."""
-    top = _NAMESPACES["torch"]
-    names = ("tensor", "as_tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye",
-             "rand", "randn", "randint", "randperm", "manual_seed", "seed", "initial_seed", "set_default_dtype",
-             "get_default_dtype", "is_grad_enabled", "set_grad_enabled", "is_tensor", "is_storage", "set_printoptions",
-             "from_numpy", "frombuffer", "load", "save", "compile", "promote_types", "can_cast", "result_type")
-    return {getattr(top, n) for n in names if hasattr(top, n)}
+    """Public functions nothing can override (they take no tensors, or transform functions): not wrapped."""
+    return {getattr(ns, n) for ns in _NAMESPACES.values() for n in _IGNORED if hasattr(ns, n)}
 
 
 def get_overridable_functions():

@@ -9,6 +9,7 @@ adds ``fork_rng``, a ``with`` block after which the random streams are where the
 import contextlib
 import warnings
 
+from ._warnings import user_stacklevel
 from ._random import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, default_generator
 from . import cuda as _cuda
 
@@ -34,7 +35,7 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         if count > 1 and not _fork_rng_warned_already:
             warnings.warn(f"CUDA reports that you have {count} available devices, and you have used {_caller} "
                           f"without explicitly specifying which devices are being used. Set the "
-                          f"'{_devices_kw}' keyword argument of {_caller} to the devices you use.", stacklevel=3)
+                          f"'{_devices_kw}' keyword argument of {_caller} to the devices you use.", stacklevel=user_stacklevel())
             _fork_rng_warned_already = True
         devices = list(range(count))
     else:

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ._warnings import user_stacklevel
 from . import _dtype as D
 from ._device import as_device, device_of, factory_device, to_device_array
 from .backend import CPU_ARRAY, address, as_strided, device_namespace, to_host
@@ -23,14 +24,14 @@ __all__ = ["UntypedStorage", "TypedStorage", "LEGACY_STORAGES", "legacy_class", 
 _warned = [False]
 
 
-def _warn_typed_storage_removal(stacklevel=3):
+def _warn_typed_storage_removal(stacklevel=user_stacklevel()):
     """PyTorch's deprecation warning for TypedStorage, given once per process."""
     if not _warned[0]:
         _warned[0] = True
         warnings.warn("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the "
                       "only storage class. This should only matter to you if you are using storages directly.  To "
                       "access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",
-                      UserWarning, stacklevel=stacklevel)
+                      UserWarning, stacklevel=user_stacklevel())
 
 
 def _new_owner(cls_name, args, np_dtype, device):

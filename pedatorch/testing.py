@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ._warnings import user_stacklevel
 from ._dtype import bool as _bool, finfo, iinfo, int64, get_default_dtype, promote_types
 from ._tensor import Tensor
 from .ops.creation import empty
@@ -42,7 +43,7 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
 def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
     """The deprecated form (NaN equal by default)."""
     warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
-                  "release. Please use `torch.testing.assert_close()` instead.", FutureWarning, stacklevel=2)
+                  "release. Please use `torch.testing.assert_close()` instead.", FutureWarning, stacklevel=user_stacklevel())
     assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True,
                  check_dtype=False, check_stride=False, msg=msg or None)
 
@@ -55,7 +56,7 @@ def _low_high(low, high, dtype, lowest, highest, default_low, default_high):
         raise ValueError(f"`low` and `high` cannot be NaN, but got low={low} and high={high}")
     if low == high and (dtype.is_floating_point or dtype.is_complex):
         warnings.warn("Passing `low==high` to `torch.testing.make_tensor` for floating or complex types is deprecated "
-                      "since 2.1 and will be removed in 2.3. Use `torch.full(...)` instead.", FutureWarning, stacklevel=3)
+                      "since 2.1 and will be removed in 2.3. Use `torch.full(...)` instead.", FutureWarning, stacklevel=user_stacklevel())
     elif low >= high:
         raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
     elif high < lowest or low >= highest:

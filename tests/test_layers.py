@@ -20,7 +20,7 @@ from collections import defaultdict
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "pedatorch"
 
 LAYERS = [
-    ("backend", 0), ("version", 1), ("_dtype", 1), ("_device", 1), ("_layout", 1), ("_malloc", 1),
+    ("backend", 0), ("version", 1), ("_warnings", 1), ("_dtype", 1), ("_device", 1), ("_layout", 1), ("_malloc", 1),
     ("_tensor", 2), ("_tensor_str", 2), ("storage", 2), ("_random", 2), ("cuda", 2), ("cpu", 2), ("accelerator", 2),
     ("backends", 2), ("mps", 2), ("xpu", 2), ("autograd", 3), ("utils.hooks", 1), ("utils._pytree", 1),
     ("ops", 4), ("sparse", 4), ("linalg", 4), ("special", 4), ("fft", 4),

@@ -298,6 +298,7 @@ def test_a_broadcast_clash_keeps_pytorchs_message_and_points_to_the_picture():
         assert info.value.__notes__ == ["shapes [2, 3] and [4] line up from the right; to see it: "
                                         "pedatorch.viz.broadcast((2, 3), (4,))"]
     frames = traceback.extract_tb(info.value.__traceback__)
+    # (once a Tensor subclass is defined in the process, methods pass through overrides.py's wrapper too)
     inside = [f for f in frames if "pedatorch" in f.filename.replace("\\", "/").split("/tests/")[0]
-              and "/tests/" not in f.filename]
+              and "/tests/" not in f.filename and not f.filename.endswith("overrides.py")]
     assert len(inside) <= 2, [f"{f.filename}:{f.name}" for f in inside]   # the op and apply, no more

@@ -25,6 +25,7 @@ import functools
 import threading
 import warnings
 
+from .._warnings import user_stacklevel
 from .. import cuda as _cuda
 from .._device import device as _device
 from .._dtype import bfloat16, dtype as _dtype_cls, float16, float32, float64
@@ -152,7 +153,7 @@ def _deprecated(old, new, line, fn):
                f"/__w/pytorch/pytorch/torch/csrc/autograd/init.cpp:{line}.)")
 
     def deprecated(*args):
-        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        warnings.warn(message, DeprecationWarning, stacklevel=user_stacklevel())
         return fn(*args)
     deprecated.__name__ = old[:old.index("(")]
     return deprecated
@@ -334,7 +335,7 @@ class autocast:
         if enabled:
             if device_type == "cuda":
                 if not _cuda.is_available():
-                    warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
+                    warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=user_stacklevel())
                     enabled = False
                 elif self.fast_dtype is bfloat16 and not _cuda.is_bf16_supported():
                     raise RuntimeError("Current CUDA Device does not support bfloat16. Please switch dtype to "
@@ -343,7 +344,7 @@ class autocast:
                 name = device_type if device_type == self.custom_backend_name else device_type.upper()
                 warnings.warn(f"In {name} autocast, but the target dtype is not supported. Disabling autocast.\n"
                               f"{name} Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.",
-                              stacklevel=2)
+                              stacklevel=user_stacklevel())
                 enabled = False
         self._enabled = enabled
 

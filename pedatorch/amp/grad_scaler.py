@@ -25,6 +25,7 @@ from enum import Enum
 
 import numpy as np
 
+from .._warnings import user_stacklevel
 from .. import cuda as _cuda
 from .._dtype import float16, float32, int32
 from .._tensor import Tensor
@@ -100,7 +101,7 @@ class GradScaler:
         self._enabled = enabled
         if device == "cuda" and enabled and not _cuda.is_available():
             warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
-                          stacklevel=2)
+                          stacklevel=user_stacklevel())
             self._enabled = False
         if self._enabled:
             if growth_factor <= 1.0:

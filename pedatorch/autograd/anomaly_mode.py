@@ -1,4 +1,5 @@
 """``detect_anomaly``: record where each node was made; name it when backward yields NaN."""
+from .._warnings import user_stacklevel
 from .grad_mode import _state, _DecoratorContextManager
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
@@ -25,7 +26,7 @@ class detect_anomaly(_DecoratorContextManager):
     def __enter__(self):
         import warnings
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should "
-                      "only be enabled for debugging.", UserWarning, stacklevel=2)
+                      "only be enabled for debugging.", UserWarning, stacklevel=user_stacklevel())
         self.prev = (_state.anomaly, _state.anomaly_check_nan)
         _state.anomaly, _state.anomaly_check_nan = True, self.check_nan
 

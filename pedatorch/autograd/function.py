@@ -27,6 +27,7 @@ import traceback
 
 import numpy as _np
 
+from .._warnings import user_stacklevel
 from ..backend.sparse import SparseUnsupported, no_sparse_kernel
 from ..backend import CPU_ARRAY, CPU_BACKEND, is_array, namespace, overlaps_itself, writeable_alias, allocation_error
 
@@ -152,7 +153,7 @@ class Function(metaclass=_FunctionMeta):
         warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
                       "static, so you should invoke them on the class itself. Instantiating an autograd "
                       "function will raise an error in a future version of PyTorch.", DeprecationWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
@@ -728,7 +729,8 @@ def _link_inputs(ctx, args):
 
 # the op machinery: in PyTorch this is C++, so its forward traces end at the last Python frame before it
 _MACHINERY = tuple(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), part)
-                   for part in ("autograd" + os.sep, "ops" + os.sep, "_tensor.py", "backend" + os.sep))
+                   for part in ("autograd" + os.sep, "ops" + os.sep, "_tensor.py", "backend" + os.sep,
+                                "overrides.py"))
 
 
 def _forward_trace():

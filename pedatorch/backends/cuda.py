@@ -4,6 +4,7 @@
 is another spelling of ``torch.set_float32_matmul_precision`` ("highest" = no TF32), so the two
 read each other here too.  The rest are kept and read back; pedatorch's kernels ignore them.
 """
+from .._warnings import user_stacklevel
 import importlib.util
 import warnings
 from contextlib import contextmanager
@@ -204,7 +205,7 @@ def sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True, e
     """Deprecated: switch attention kernels inside the ``with`` block."""
     warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager "
                   "will be removed. Please see `torch.nn.attention.sdpa_kernel()` for the new context "
-                  "manager, with updated signature.", FutureWarning, stacklevel=3)
+                  "manager, with updated signature.", FutureWarning, stacklevel=user_stacklevel())
     names = ("flash", "math", "mem_efficient", "cudnn")
     saved = {name: _sdp[name] for name in names}
     for name, enabled in zip(names, (enable_flash, enable_math, enable_mem_efficient, enable_cudnn)):

@@ -5,6 +5,7 @@
 """
 import warnings
 
+from .._warnings import user_stacklevel
 from .._dtype import bfloat16
 from ..amp.autocast_mode import autocast as _autocast
 from ..amp.grad_scaler import GradScaler as _GradScaler
@@ -17,7 +18,7 @@ class autocast(_autocast):
 
     def __init__(self, enabled=True, dtype=bfloat16, cache_enabled=True):
         warnings.warn("`torch.cpu.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cpu', "
-                      "args...)` instead.", FutureWarning, stacklevel=2)
+                      "args...)` instead.", FutureWarning, stacklevel=user_stacklevel())
         super().__init__("cpu", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
 
 
@@ -27,6 +28,6 @@ class GradScaler(_GradScaler):
     def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
                  enabled=True):
         warnings.warn("`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cpu', "
-                      "args...)` instead.", FutureWarning, stacklevel=2)
+                      "args...)` instead.", FutureWarning, stacklevel=user_stacklevel())
         super().__init__("cpu", init_scale=init_scale, growth_factor=growth_factor, backoff_factor=backoff_factor,
                          growth_interval=growth_interval, enabled=enabled)

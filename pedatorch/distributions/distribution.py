@@ -12,6 +12,7 @@ Shapes, the vocabulary of the whole package:
 """
 import warnings
 
+from .._warnings import user_stacklevel
 from .._tensor import Size, Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops.elementwise import exp
@@ -58,7 +59,7 @@ class Distribution:
             arg_constraints = {}
             warnings.warn(f"{_class_repr(type(self))} does not define `arg_constraints`. Please set "
                           "`arg_constraints = {}` or initialize the distribution with `validate_args=False` to turn off "
-                          "validation.", stacklevel=3)
+                          "validation.", stacklevel=user_stacklevel())
         for param, constraint in arg_constraints.items():
             if constraints.is_dependent(constraint):
                 continue     # cannot be checked
@@ -126,7 +127,7 @@ class Distribution:
         raise NotImplementedError
 
     def sample_n(self, n):
-        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", FutureWarning, stacklevel=2)
+        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", FutureWarning, stacklevel=user_stacklevel())
         return self.sample(Size((n,)))
 
     # ------------------------------------------------------------ densities
@@ -182,7 +183,7 @@ class Distribution:
         except NotImplementedError:
             warnings.warn(f"{_class_repr(type(self))} does not define `support` to enable sample validation. Please "
                           "initialize the distribution with `validate_args=False` to turn off validation.",
-                          stacklevel=2)
+                          stacklevel=user_stacklevel())
             return
         if not support.check(value).all():
             raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "

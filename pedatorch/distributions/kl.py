@@ -9,6 +9,7 @@ answer per pair of types.
 import math
 import warnings
 
+from .._warnings import user_stacklevel
 from .. import autograd
 from ..nn.functional import softplus
 from ..ops.creation import full_like
@@ -84,7 +85,7 @@ def _dispatch_kl(type_p, type_q):
     left_fun, right_fun = _KL_REGISTRY[left_p, left_q], _KL_REGISTRY[right_p, right_q]
     if left_fun is not right_fun:
         warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
-                      f"Please register_kl({left_p.__name__}, {right_q.__name__})", RuntimeWarning, stacklevel=2)
+                      f"Please register_kl({left_p.__name__}, {right_q.__name__})", RuntimeWarning, stacklevel=user_stacklevel())
     return left_fun
 
 

@@ -2,6 +2,7 @@
 import math
 import warnings
 
+from .._warnings import user_stacklevel
 from .. import linalg
 from .._dtype import finfo
 from .._tensor import Size
@@ -92,7 +93,7 @@ class Wishart(ExponentialFamily):
             self.precision_matrix = param.expand(batch_shape + (-1, -1))
         if self.df.lt(event_shape[-1]).any():
             warnings.warn("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df "
-                          "< ndim.", stacklevel=2)
+                          "< ndim.", stacklevel=user_stacklevel())
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
         if scale_tril is not None:
@@ -179,7 +180,7 @@ class Wishart(ExponentialFamily):
         if self._batch_shape:
             is_singular = is_singular.amax(self._batch_dims)
         if is_singular.any():
-            warnings.warn("Singular sample detected.", stacklevel=2)
+            warnings.warn("Singular sample detected.", stacklevel=user_stacklevel())
             for _ in range(max_try_correction):
                 sample_new = self._bartlett_sampling(is_singular[is_singular].shape)
                 # (a copy of the mask: the index is kept for the backward pass, and the mask changes below)

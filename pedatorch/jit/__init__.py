@@ -16,6 +16,7 @@ The decorators and helpers real programs call (``ignore``, ``unused``, ``export`
 """
 import warnings
 
+from .._warnings import user_stacklevel
 from ..nn.modules.module import Module
 from ..utils._pytree import tree_flatten, tree_map
 from .._tensor import Tensor
@@ -50,10 +51,10 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     The graph repeats the ops the run called.  Python control flow is decided by the example (with
     a ``TracerWarning`` where a tensor turned into a Python value); the graph runs on other batch
     sizes where a second trace showed how its sizes follow the batch (see ``_trace.py``)."""
-    warnings.warn(_DEPRECATED.format("trace"), DeprecationWarning, stacklevel=2)
+    warnings.warn(_DEPRECATED.format("trace"), DeprecationWarning, stacklevel=user_stacklevel())
     if _builtin_isinstance(func, (ScriptModule, ScriptFunction)):
         warnings.warn("The input to trace is already a ScriptModule, tracing it is a no-op. Returning the object "
-                      "as is.", stacklevel=2)
+                      "as is.", stacklevel=user_stacklevel())
         return func
     if example_inputs is None and example_kwarg_inputs is None:
         raise RuntimeError("example_kwarg_inputs or example_inputs must be provided")
@@ -83,7 +84,7 @@ def trace_module(mod, inputs, optimize=None, check_trace=True, check_inputs=None
                  example_inputs_is_kwarg=False, _store_inputs=True, _warn=True):
     """Trace the methods of ``mod`` named in ``inputs`` ({method name: example inputs})."""
     if _warn:
-        warnings.warn(_DEPRECATED.format("trace_method"), DeprecationWarning, stacklevel=2)
+        warnings.warn(_DEPRECATED.format("trace_method"), DeprecationWarning, stacklevel=user_stacklevel())
     if not _builtin_isinstance(mod, Module):
         raise AttributeError("expected torch.nn.Module as the first argument")
     if not _builtin_isinstance(inputs, dict):
@@ -147,7 +148,7 @@ def _check(traced, fn, saved, result, check_inputs, tolerance, module):
                              equal_nan=True)
             except AssertionError as err:
                 warnings.warn(f"Output nr {i + 1}. of the traced function does not match the corresponding output of "
-                              f"the Python function. Detailed error:\n{err}", TracerWarning, stacklevel=4)
+                              f"the Python function. Detailed error:\n{err}", TracerWarning, stacklevel=user_stacklevel())
 
 
 # ---------------------------------------------------------------- decorators and helpers programs call

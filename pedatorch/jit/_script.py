@@ -25,6 +25,7 @@ import inspect
 import textwrap
 import typing
 
+from .._warnings import user_stacklevel
 from ..nn.modules.module import Module
 from .._tensor import Tensor
 from .frontend import NotSupportedError, UnsupportedNodeError, pretty_node_names
@@ -666,7 +667,7 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None, _se
     if _seen is None:
         import warnings
         warnings.warn("`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
-                      DeprecationWarning, stacklevel=2)
+                      DeprecationWarning, stacklevel=user_stacklevel())
         _seen = set()
     if isinstance(obj, (ScriptModule, ScriptFunction)):
         return obj

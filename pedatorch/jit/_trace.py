@@ -25,6 +25,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from .._warnings import user_stacklevel
 from .. import _tensor
 from .._random import get_rng_state, set_rng_state
 from .._tensor import Tensor
@@ -82,7 +83,10 @@ def _warn_conversion(kind):
     """``_tensor._trace_warner`` while a trace runs: a tensor became a Python value (see _tensor.py)."""
     if not _TRACERS[-1].warn:
         return
-    caller = sys._getframe(2).f_globals.get("__name__", "")
+    frame = sys._getframe(2)
+    while frame.f_globals.get("__name__") == "pedatorch.overrides":   # (a method's __torch_function__ wrapper)
+        frame = frame.f_back
+    caller = frame.f_globals.get("__name__", "")
     if caller.startswith("pedatorch.") and not caller.startswith("pedatorch.jit"):
         return   # pedatorch's own code reading a number (PyTorch hides its library's warnings too)
     if kind == "len":
@@ -91,7 +95,7 @@ def _warn_conversion(kind):
                "incorrect results.")
     else:
         msg = _CONVERSION_TEXT.format(kind)
-    warnings.warn(msg, TracerWarning, stacklevel=3)
+    warnings.warn(msg, TracerWarning, stacklevel=user_stacklevel())
 
 
 # the ops whose numpy index key was made from index tensors passed after it: (position of the key,
@@ -166,7 +170,7 @@ class _Tracer(OpMode):
                         "in the trace: pedatorch's tracer does not see tensor factories (torch.tensor, randn, "
                         "arange, ...), nonzero, or numpy conversions. You can safely ignore this warning if the tensor "
                         "is the same every time the code runs; in any other case, this might cause the trace to be "
-                        "incorrect.", TracerWarning, stacklevel=5)
+                        "incorrect.", TracerWarning, stacklevel=user_stacklevel())
         self.bind(t, v)
         return v
 
@@ -434,7 +438,7 @@ def _check_output(result, strict, warn):
             if strict and kind is dict:
                 raise RuntimeError(msg)
             if strict and warn:
-                warnings.warn(msg, TracerWarning, stacklevel=4)
+                warnings.warn(msg, TracerWarning, stacklevel=user_stacklevel())
 
 
 def _contains(obj, kind):

@@ -10,6 +10,7 @@ what one process writes into it the others see.  A process started by *spawn* re
 pickled, which copies them: there, as in PyTorch's "file_system"-less setups, send results back through a
 ``Queue`` instead.
 """
+from .._warnings import user_stacklevel
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -148,5 +149,5 @@ def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
     if start_method != "spawn":
         import warnings
         warnings.warn(f"This method only supports start_method=spawn (got: {start_method}).\nTo use a different "
-                      f"start_method use:\n\t\t torch.multiprocessing.start_processes(...)", FutureWarning, stacklevel=2)
+                      f"start_method use:\n\t\t torch.multiprocessing.start_processes(...)", FutureWarning, stacklevel=user_stacklevel())
     return start_processes(fn, args, nprocs, join, daemon, start_method="spawn")

@@ -15,6 +15,7 @@ for a weight of shape ``(out, in, *kernel)``, ``fan_in = in * prod(kernel)`` and
 import math
 import warnings
 
+from .._warnings import user_stacklevel
 from .. import linalg
 from ..autograd.grad_mode import no_grad
 from ..ops import creation   # creation.eye: this module's own ``eye`` is the deprecated alias of eye_
@@ -82,7 +83,7 @@ def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
         warnings.warn(
             "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
             "The distribution of values may be incorrect.",
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
 
     with no_grad():
@@ -276,7 +277,7 @@ def _calculate_correct_fan(tensor, mode):
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     r"""Fill with :math:`\mathcal{U}(-\text{bound}, \text{bound})`, :math:`\text{bound} = \text{gain}\sqrt{3 / \text{fan\_mode}}`."""
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=user_stacklevel())
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
@@ -289,7 +290,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     r"""Fill with :math:`\mathcal{N}(0, \text{std}^2)`, :math:`\text{std} = \text{gain} / \sqrt{\text{fan\_mode}}`."""
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=user_stacklevel())
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
@@ -354,7 +355,7 @@ def _make_deprecate(meth):
 
     def deprecated_init(*args, **kwargs):
         warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
-                      FutureWarning, stacklevel=2)
+                      FutureWarning, stacklevel=user_stacklevel())
         return meth(*args, **kwargs)
 
     deprecated_init.__doc__ = rf"""

@@ -152,8 +152,9 @@ def _calling_op():
     """``<function add>``: the outermost pedatorch function on the stack, i.e. the op the user called."""
     frame, name = sys._getframe(2), "an operation"
     while frame is not None:
-        if frame.f_globals.get("__name__", "").startswith("pedatorch") and frame.f_code.co_name != "wrapper":
-            name = frame.f_code.co_name  # (decorators' "wrapper" frames are skipped)
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith("pedatorch") and frame.f_code.co_name != "wrapper" and module != "pedatorch.overrides":
+            name = frame.f_code.co_name  # (decorators' "wrapper" frames are skipped, and __torch_function__'s)
         frame = frame.f_back
     return f"<function {name}>"
 

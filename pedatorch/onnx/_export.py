@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from .._warnings import user_stacklevel
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.function import ArrayFunction
@@ -1025,7 +1026,7 @@ def _dynamic_axes(dynamic_axes, input_names, output_names):
     known = set(input_names) | set(output_names)
     for key in out:
         if key not in known:
-            warnings.warn(f"Provided key {key} for dynamic axes is not a valid input/output name", stacklevel=4)
+            warnings.warn(f"Provided key {key} for dynamic axes is not a valid input/output name", stacklevel=user_stacklevel())
     return out
 
 

@@ -13,6 +13,7 @@ import types
 
 import numpy as np
 
+from .._warnings import user_stacklevel  # noqa: F401  (ops import it from here)
 from .. import _dtype as D
 from ..backend import CPU_ARRAY, astype, is_array, namespace
 from .._tensor import Tensor
@@ -303,15 +304,6 @@ def add_numpy_names(target):
                 setattr(target, name, with_numpy_names(fn))
             else:
                 target[name] = with_numpy_names(fn)
-
-
-def user_stacklevel():
-    """The ``stacklevel`` for a ``warnings.warn`` in the calling function that names the first line outside
-    pedatorch (the learner's line, as PyTorch's warnings from C++ do), however deep the op's Python calls."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("pedatorch"):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def register(names_to_functions):

@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from .._warnings import user_stacklevel
 from .. import _dtype as D
 from .._device import as_device, factory_device, to_device_array, CPU
 from ..backend import cuda_backend, device_namespace, namespace, as_strided, is_array, astype, CPU_ARRAY, CPU_BACKEND
@@ -179,7 +180,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                       "or sourceTensor.clone().detach().requires_grad_(True), rather than "
-                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=user_stacklevel())
         # (a clone: a dense layout kept, as clone(preserve_format))
         arr = copy_in_format(data._data, "preserve_format") if dtype is None else astype(data._data, dtype.np)
         return _finish(arr, device if device is not None else None, requires_grad) if device is not None or \
@@ -242,7 +243,7 @@ def from_numpy(ndarray):
     if not ndarray.flags.writeable:
         warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
                       "This means writing to this tensor will result in undefined behavior.", UserWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
     if not ndarray.dtype.isnative:
         ndarray = ndarray.astype(ndarray.dtype.newbyteorder("="))
     return Tensor._make(ndarray)
@@ -461,7 +462,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     device = factory_device(device)
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
-                  "in [start, end).", UserWarning, stacklevel=2)
+                  "in [start, end).", UserWarning, stacklevel=user_stacklevel())
     if end is None:
         start, end = 0, start
     n = int((end - start) // step) + 1

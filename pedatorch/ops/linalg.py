@@ -28,6 +28,7 @@ import warnings
 
 import numpy as np
 
+from .._warnings import user_stacklevel
 from .._dtype import opmath_np
 from .._tensor import Tensor
 from ..backend import namespace, is_array
@@ -1140,7 +1141,7 @@ def multi_dot(tensors, *, out=None):
 def chain_matmul(*matrices, out=None):
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
                   "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
-                  "parameters.", UserWarning, stacklevel=2)
+                  "parameters.", UserWarning, stacklevel=user_stacklevel())
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
         matrices = tuple(matrices[0])
     if len(matrices) == 0:

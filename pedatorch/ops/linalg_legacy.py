@@ -3,6 +3,7 @@
 They are thin wrappers over ``pedatorch.linalg``, with the older functions' argument
 conventions (``svd(some=True)`` returns V, not Vh; ``cholesky(upper=False)``).
 """
+from .._warnings import user_stacklevel
 from .. import linalg as L
 from . import reduction as _reduction
 from ._util import register, write_out, _type_word
@@ -131,7 +132,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
                       "removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments "
                       "reversed and does not return a copy of one of the inputs.\nX = torch.triangular_solve(B, "
                       "A).solution\nshould be replaced with\nX = torch.linalg.solve_triangular(A, B).", UserWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
     M = A.mT if transpose else A
     X = L.solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
     from .sorting import return_types, _return_type

@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from .._warnings import user_stacklevel
 from .. import _dtype as D
 from .._device import factory_device
 from .._tensor import Tensor
@@ -779,7 +780,7 @@ def meshgrid(*tensors, indexing=None):
         tensors = tuple(tensors[0])
     if indexing is None:
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
-                      UserWarning, stacklevel=2)
+                      UserWarning, stacklevel=user_stacklevel())
         indexing = "ij"
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
@@ -897,7 +898,7 @@ def cross(input, other, dim=None, *, out=None):
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
                       "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
-                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=user_stacklevel())
         sizes = input._data.shape
         dims3 = [i for i, s in enumerate(sizes) if s == 3]
         if not dims3:

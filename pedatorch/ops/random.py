@@ -53,6 +53,7 @@ import warnings
 
 import numpy as np
 
+from .._warnings import user_stacklevel
 from .. import _dtype as D
 from .._random import Generator, DeviceDraws, _get_generator, _device_generator, _libm
 from .._device import as_device, factory_device
@@ -693,7 +694,7 @@ def _check_in_range(frm, to_inc, np_dt):
                 warnings.warn(f"{what} is out of bounds [-(2^{d}), 2^{d}]. Due to precision limitations {name} can "
                               f"support discrete uniform distribution only within this range. This warning will "
                               f"become an error in version 1.7 release, please fix the code in advance",
-                              UserWarning, stacklevel=4)
+                              UserWarning, stacklevel=user_stacklevel())
 
 
 def _int64_arg(v):

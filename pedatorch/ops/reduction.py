@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from .._warnings import user_stacklevel
 from .. import _dtype as D
 from .._layout import in_format, _iterator_layout, _preserved_strides
 from .._tensor import Tensor
@@ -872,7 +873,7 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
     dims = _reduce_dims(dim, x.ndim)
     if _numel(x.shape, dims) - correction <= 0:
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                      f"reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+                      f"reduction factor (input numel divided by output numel).", UserWarning, stacklevel=user_stacklevel())
     # "full": no dim given (or a 0-dim input), which PyTorch's backward treats apart (see _var_backward);
     # dim=() counts as full here too: PyTorch's backward takes it as N = 1, a gradient the forward does not have
     full = x.ndim == 0 or dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0)

@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from .._warnings import user_stacklevel
 from .._layout import broadcast_shapes_or_raise, check_no_partial_overlap, copy_in_format
 from .._tensor import Tensor, Size, contiguous_format, preserve_format
 from ..storage import TypedStorage, storage_view
@@ -1362,12 +1363,12 @@ class Resize(Function):
 
 
 def _resize_out_of_place(self, *sizes):
-    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=user_stacklevel())
     return Resize.apply(self, sizes)
 
 
 def _resize_as_out_of_place(self, tensor):
-    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=user_stacklevel())
     return Resize.apply(self, tensor.size())
 
 

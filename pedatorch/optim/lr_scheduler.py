@@ -19,6 +19,7 @@ from collections import Counter
 from functools import partial, wraps
 from weakref import ref
 
+from .._warnings import user_stacklevel
 from .._tensor import Tensor
 from .optimizer import Optimizer, _to_scalar
 
@@ -149,7 +150,7 @@ class LRScheduler:
                     "initialization. Please, make sure to call `optimizer.step()` before "
                     "`lr_scheduler.step()`. See more details at "
                     "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                    UserWarning, stacklevel=2)
+                    UserWarning, stacklevel=user_stacklevel())
             elif not getattr(self.optimizer, "_opt_called", False):
                 warnings.warn(
                     "Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
@@ -158,11 +159,11 @@ class LRScheduler:
                     "will result in PyTorch skipping the first value of the learning rate schedule. "
                     "See more details at "
                     "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                    UserWarning, stacklevel=2)
+                    UserWarning, stacklevel=user_stacklevel())
         self._step_count += 1
 
         if epoch is not None:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=user_stacklevel())
         self._update_lr(epoch)
 
     def _update_lr(self, epoch=None):
@@ -186,7 +187,7 @@ class LRScheduler:
 def _warn_get_lr_called_within_step(lr_scheduler):
     if not lr_scheduler._get_lr_called_within_step:
         warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
-                      UserWarning, stacklevel=2)
+                      UserWarning, stacklevel=user_stacklevel())
 
 
 class _LRScheduler(LRScheduler):
@@ -615,7 +616,7 @@ class ReduceLROnPlateau(LRScheduler):
         if epoch is None:
             epoch = self.last_epoch + 1
         else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=user_stacklevel())
         self.last_epoch = epoch
 
         if self._is_better(current, self.best):

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
 
+from .._warnings import user_stacklevel
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
@@ -468,7 +469,7 @@ class Optimizer:
         if len(params) != len(set(params)):
             warnings.warn("optimizer contains a parameter group with duplicate parameters; "
                           "in future, this will cause an error; "
-                          "see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=3)
+                          "see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=user_stacklevel())
 
         param_set = set()
         for group in self.param_groups:

@@ -24,6 +24,7 @@ import math
 import warnings
 from copy import deepcopy
 
+from .._warnings import user_stacklevel
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
@@ -263,7 +264,7 @@ class SWALR(LRScheduler):
     def get_lr(self):
         if not self._get_lr_called_within_step:
             warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
-                          UserWarning, stacklevel=2)
+                          UserWarning, stacklevel=user_stacklevel())
         step = self._step_count - 1
         if self.anneal_epochs == 0:
             step = max(1, step)  # no annealing: swa_lr from the first step on

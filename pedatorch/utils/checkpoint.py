@@ -37,6 +37,7 @@ import traceback
 import warnings
 import weakref
 
+from .._warnings import user_stacklevel
 from .. import amp, autograd, cuda
 from .._random import get_rng_state, set_rng_state
 from .._tensor import Tensor
@@ -106,7 +107,7 @@ def detach_variable(inputs):
 
 def check_backward_validity(inputs):
     if not any(inp.requires_grad for inp in inputs if isinstance(inp, Tensor)):
-        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=user_stacklevel())
 
 
 class DefaultDeviceType:
@@ -497,7 +498,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
                       "PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. "
                       "use_reentrant=False is recommended, but if you need to preserve the current default behavior, "
                       "you can pass use_reentrant=True. Refer to docs for more details on the differences between "
-                      "the two variants.", stacklevel=2)
+                      "the two variants.", stacklevel=user_stacklevel())
         use_reentrant = True
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs and use_reentrant:
@@ -517,7 +518,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
                       "explicitly. In version 2.9 we will raise an exception if use_reentrant is not passed. "
                       "use_reentrant=False is recommended, but if you need to preserve the current default "
                       "behavior, you can pass use_reentrant=True. Refer to docs for more details on the differences "
-                      "between the two variants.", stacklevel=2)
+                      "between the two variants.", stacklevel=user_stacklevel())
         use_reentrant = True
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:

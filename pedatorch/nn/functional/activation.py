@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from ..._warnings import user_stacklevel
 from ..._layout import in_format, iterator_result
 from ..._tensor import Tensor
 from ...backend import namespace, CPU_ARRAY, select, maximum as tie_first_maximum, minimum as tie_first_minimum
@@ -1178,25 +1179,25 @@ def glu(input, dim=-1):
 
 def _get_softmax_dim(name, ndim, stacklevel):
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
-                  f"argument.", stacklevel=stacklevel)
+                  f"argument.", stacklevel=user_stacklevel())
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
+def softmax(input, dim=None, _stacklevel=user_stacklevel(), dtype=None):
     """exp(x) / sum(exp(x)) along ``dim`` (``dtype`` casts the input first)."""
     if dim is None:
         dim = _get_softmax_dim("softmax", input.ndim, _stacklevel)
     return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
 
 
-def softmin(input, dim=None, _stacklevel=3, dtype=None):
+def softmin(input, dim=None, _stacklevel=user_stacklevel(), dtype=None):
     """softmax(-x)."""
     if dim is None:
         dim = _get_softmax_dim("softmin", input.ndim, _stacklevel)
     return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
 
 
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+def log_softmax(input, dim=None, _stacklevel=user_stacklevel(), dtype=None):
     """x - logsumexp(x) along ``dim``."""
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.ndim, _stacklevel)
@@ -1207,7 +1208,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     """softmax((logits + g) / tau), g ~ Gumbel(0, 1); ``hard``: one-hot forward, soft gradient."""
     from ...ops.creation import empty_like, zeros_like
     if eps != 1e-10:
-        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=user_stacklevel())
     gumbels = -empty_like(logits).exponential_().log()   # ~Gumbel(0, 1)
     gumbels = (logits + gumbels) / tau
     y_soft = gumbels.softmax(dim)

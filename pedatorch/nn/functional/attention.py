@@ -27,6 +27,7 @@ import warnings
 
 import numpy as np
 
+from ..._warnings import user_stacklevel
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction, before_checks
 from ...backend import namespace
@@ -412,7 +413,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
         if check_other and other_type is not None:
             if _mask_dtype != other_type:
                 warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type "
-                              "for both instead.", stacklevel=3)
+                              "for both instead.", stacklevel=user_stacklevel())
         if not _mask_is_float:
             mask = zeros_like(mask, dtype=target_type).masked_fill_(mask, _NEG_INF)
     return mask

@@ -37,6 +37,7 @@ import warnings
 
 import numpy as np
 
+from ..._warnings import user_stacklevel
 from ..._dtype import _type_word, can_cast_np, opmath_np, result_type_of
 from ..._layout import conv_result, in_format
 
@@ -662,7 +663,7 @@ def _warn_same_padding():
     if not _warned_same:
         _warned_same = True
         warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy "
-                      "of the input be created", UserWarning, stacklevel=4)
+                      "of the input be created", UserWarning, stacklevel=user_stacklevel())
 
 
 # ====================================================================== public convolutions

@@ -13,6 +13,7 @@ memory order, as PyTorch does.
 import math
 import warnings
 
+from ..._warnings import user_stacklevel
 from ...ops.creation import empty, zeros
 
 __all__ = ["dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d"]
@@ -112,13 +113,13 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
                       "in an error in a future release. To retain the behavior and silence this warning, please use "
                       "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
                       "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
-                      "inputs).", stacklevel=2)
+                      "inputs).", stacklevel=user_stacklevel())
     if inp_dim == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
                       "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
                       "This behavior will change in a future release to interpret the input as one without a batch "
                       "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
-                      "switch to using dropout1d instead.", stacklevel=2)
+                      "switch to using dropout1d instead.", stacklevel=user_stacklevel())
     return _dropout_impl(input, p, training, inplace, feature=True)
 
 
@@ -131,7 +132,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
                       "in an error in a future release. To retain the behavior and silence this warning, please use "
                       "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
                       "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
-                      "inputs).", stacklevel=2)
+                      "inputs).", stacklevel=user_stacklevel())
     is_batched = inp_dim == 5
     if not is_batched:
         input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)

@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from ..._warnings import user_stacklevel
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction, before_checks
 from ..._layout import iterator_result
@@ -50,7 +51,7 @@ def _get_enum(reduction):
         return reduction
     if reduction == "elementwise_mean":
         warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
-                      stacklevel=3)
+                      stacklevel=user_stacklevel())
         return "mean"
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
@@ -69,7 +70,7 @@ def _legacy_get_string(size_average, reduce, emit_warning=True):
         ret = "none"
     if emit_warning:
         warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
-                      stacklevel=3)
+                      stacklevel=user_stacklevel())
     return ret
 
 
@@ -122,7 +123,7 @@ def _size_warning(input, target):
     if target.size() != input.size():
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size "
                       f"({input.size()}). This will likely lead to incorrect results due to broadcasting. "
-                      f"Please ensure they have the same size.", stacklevel=3)
+                      f"Please ensure they have the same size.", stacklevel=user_stacklevel())
 
 
 def _broadcast_pair(a, b):
@@ -949,7 +950,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
             warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                           "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                           "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
-                          stacklevel=2)
+                          stacklevel=user_stacklevel())
         red = "sum" if reduction == "batchmean" else _get_enum(reduction)
     reduced = _kl_div(input, target, red, log_target)
     if reduction == "batchmean" and input.dim() != 0:

@@ -9,6 +9,7 @@ optimizer then touches only those rows (``optim.SparseAdam``, ``SGD``, ``Adagrad
 """
 import numpy as np
 
+from ..._warnings import user_stacklevel
 from ..._layout import in_format
 from ..._tensor import Tensor
 from ...autograd.function import ArrayFunction
@@ -270,7 +271,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         import warnings
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
                       "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
         weight, input = input, weight
     if per_sample_weights is not None and input.size() != per_sample_weights.size():
         raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "

@@ -1,4 +1,5 @@
 """Activation modules: thin wrappers over ``nn.functional`` (their ``repr`` matches PyTorch's)."""
+from ..._warnings import user_stacklevel
 from ...ops.creation import empty
 from ..parameter import Parameter
 from .. import functional as F, init
@@ -227,7 +228,7 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        return F.softmax(input, self.dim, _stacklevel=5)
+        return F.softmax(input, self.dim, _stacklevel=user_stacklevel())
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -235,19 +236,19 @@ class Softmax(Module):
 
 class LogSoftmax(Softmax):
     def forward(self, input):
-        return F.log_softmax(input, self.dim, _stacklevel=5)
+        return F.log_softmax(input, self.dim, _stacklevel=user_stacklevel())
 
 
 class Softmin(Softmax):
     def forward(self, input):
-        return F.softmin(input, self.dim, _stacklevel=5)
+        return F.softmin(input, self.dim, _stacklevel=user_stacklevel())
 
 
 class Softmax2d(Module):
     def forward(self, input):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
-        return F.softmax(input, -3, _stacklevel=5)
+        return F.softmax(input, -3, _stacklevel=user_stacklevel())
 
 
 class PReLU(Module):

@@ -1,6 +1,7 @@
 """Loss modules: each stores its options and calls the functional form."""
 import warnings
 
+from ..._warnings import user_stacklevel
 from .. import functional as F
 from .distance import PairwiseDistance
 from .module import Module
@@ -24,7 +25,7 @@ def _legacy_reduction(size_average, reduce, emit_warning=True):
         ret = "none"
     if emit_warning:
         warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=user_stacklevel())
     return ret
 
 
@@ -89,7 +90,7 @@ class NLLLoss2d(NLLLoss):
         import warnings
         warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and "
                       "see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.", FutureWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 

@@ -40,6 +40,7 @@ import weakref
 
 import numpy as np
 
+from ..._warnings import user_stacklevel
 from ..._tensor import Tensor
 from ...backend import namespace, to_host, CPU_BACKEND
 from ... import _dtype as D
@@ -63,7 +64,7 @@ def _apply_permutation(tensor, permutation, dim=1):
 
 def apply_permutation(tensor, permutation, dim=1):
     warnings.warn("`apply_permutation` is deprecated, please use `tensor.index_select(dim, permutation)` "
-                  "instead", FutureWarning, stacklevel=2)
+                  "instead", FutureWarning, stacklevel=user_stacklevel())
     return _apply_permutation(tensor, permutation, dim)
 
 
@@ -502,7 +503,7 @@ def _rnn_impl(mode, input, batch_sizes, hx, cx, weights, has_biases, num_layers,
                     warnings.warn("LSTM with projections is not supported with oneDNN. Using default "
                                   "implementation. (Triggered internally at "
                                   "/__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)", UserWarning,
-                                  stacklevel=4)
+                                  stacklevel=user_stacklevel())
             else:
                 cls = _RNNLayerMkldnn
     per = 2 + (2 if has_biases else 0) + (1 if proj else 0)
@@ -575,7 +576,7 @@ class RNNBase(Module):
         if dropout > 0 and num_layers == 1:
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                           f"expects num_layers greater than 1, but got dropout={dropout} and "
-                          f"num_layers={num_layers}", stacklevel=2)
+                          f"num_layers={num_layers}", stacklevel=user_stacklevel())
         if not isinstance(bias, bool):
             raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
         if not isinstance(batch_first, bool):

@@ -21,6 +21,7 @@ general path, and reproduces the one visible effect of the nested-tensor path: i
 import copy
 import warnings
 
+from ..._warnings import user_stacklevel
 from ..._tensor import Tensor
 from ...autograd.grad_mode import is_grad_enabled
 from ...backend import namespace
@@ -214,7 +215,7 @@ class TransformerEncoder(Module):
 
         if enable_nested_tensor and why_not_sparsity_fast_path:
             warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because "
-                          f"{why_not_sparsity_fast_path}", stacklevel=2)
+                          f"{why_not_sparsity_fast_path}", stacklevel=user_stacklevel())
             self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):

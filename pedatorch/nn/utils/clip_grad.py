@@ -11,6 +11,7 @@ import functools
 import types
 import warnings
 
+from ..._warnings import user_stacklevel
 from ... import linalg
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
@@ -138,7 +139,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         is_generator = isinstance(parameters, types.GeneratorType)
         parameters = list(parameters)  # a generator must not be exhausted twice
         if is_generator and len(parameters) == 0:
-            warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=3)
+            warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=user_stacklevel())
     grads = [p.grad for p in parameters if p.grad is not None]
     total_norm = _get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     _clip_grads_with_norm_(parameters, max_norm, total_norm, foreach)
@@ -152,7 +153,7 @@ def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False
         This method is now deprecated in favor of :func:`torch.nn.utils.clip_grad_norm_`.
     """
     warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
-                  FutureWarning, stacklevel=2)
+                  FutureWarning, stacklevel=user_stacklevel())
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 

@@ -3,6 +3,7 @@
 replaced)."""
 import warnings
 
+from ..._warnings import user_stacklevel
 from ...func import functional_call as _func_functional_call
 
 __all__ = ["functional_call"]
@@ -14,6 +15,6 @@ def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, t
     tuple is one argument.  Deprecated: use ``torch.func.functional_call``."""
     warnings.warn("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and will be removed "
                   "in a future version of PyTorch. Please use `torch.func.functional_call` instead which is a "
-                  "drop-in replacement.", FutureWarning, stacklevel=2)
+                  "drop-in replacement.", FutureWarning, stacklevel=user_stacklevel())
     return _func_functional_call(module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights,
                                  strict=strict)

@@ -8,6 +8,7 @@ registers a ``WeightNorm`` object as a **forward pre-hook** that recomputes the 
 """
 import warnings
 
+from ..._warnings import user_stacklevel
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter, UninitializedParameter
 from ._hook_repr import torch_style_repr
@@ -38,7 +39,7 @@ class WeightNorm:
     @staticmethod
     def apply(module, name, dim):
         warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
-                      "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=2)
+                      "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=user_stacklevel())
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")

@@ -31,6 +31,7 @@ import time
 import warnings
 from typing import Generic, TypeVar
 
+from ..._warnings import user_stacklevel
 from ... import cuda
 from ..._dtype import int64
 from ...ops.creation import empty
@@ -245,7 +246,7 @@ class DataLoader(Generic[_T_co]):
             warnings.warn(f"This DataLoader will create {self.num_workers} worker processes in total. {suggested} "
                           "Please be aware that excessive worker creation might get DataLoader running slow or even "
                           "freeze, lower the worker number to avoid potential slowness/freeze if necessary.",
-                          stacklevel=2)
+                          stacklevel=user_stacklevel())
 
 
 class _BaseDataLoaderIter:
@@ -260,10 +261,10 @@ class _BaseDataLoaderIter:
         self._num_workers = loader.num_workers
         if loader.pin_memory and loader.pin_memory_device:
             warnings.warn(f"pin_memory_device is deprecated, the current accelerator will be used as the device,"
-                          f"ignore pin_memory_device='{loader.pin_memory_device}'.", stacklevel=2)
+                          f"ignore pin_memory_device='{loader.pin_memory_device}'.", stacklevel=user_stacklevel())
         if loader.pin_memory and not cuda.is_available():
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
-                          "memory won't be used.", stacklevel=2)
+                          "memory won't be used.", stacklevel=user_stacklevel())
         self._pin_memory = False  # there is no pinned memory on the CPU: pin_memory is accepted and does nothing
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
@@ -302,7 +303,7 @@ class _BaseDataLoaderIter:
                              "the IterableDataset replica at each worker. Please see "
                              "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for "
                              "examples.")
-            warnings.warn(warn_msg, stacklevel=2)
+            warnings.warn(warn_msg, stacklevel=user_stacklevel())
         return data
 
     def __len__(self):

@@ -12,6 +12,7 @@ import math
 import warnings
 from typing import Generic, Iterable, TypeVar
 
+from ..._warnings import user_stacklevel
 from ..._random import default_generator
 from ...ops.random import randperm
 
@@ -147,7 +148,7 @@ class ConcatDataset(Dataset):
     @property
     def cummulative_sizes(self):
         warnings.warn("`cummulative_sizes` attribute is renamed to `cumulative_sizes`", FutureWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
         return self.cumulative_sizes
 
 
@@ -221,7 +222,7 @@ def random_split(dataset, lengths, generator=default_generator):
         for i, length in enumerate(lengths):
             if length == 0:
                 warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
-                              stacklevel=2)
+                              stacklevel=user_stacklevel())
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     indices = randperm(sum(lengths), generator=generator).tolist()

@@ -16,6 +16,7 @@ import numpy as np
 from tensorboard.compat.proto.event_pb2 import Event, SessionLog
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
+from ..._warnings import user_stacklevel
 from . import summary as S
 
 __all__ = ["FileWriter", "SummaryWriter"]
@@ -181,7 +182,7 @@ class SummaryWriter:
         into a TensorFlow GraphDef, which pedatorch does not build. It warns instead, so scripts that log
         their model's graph run unchanged. (pedatorch.viz draws autograd graphs.)"""
         warnings.warn("pedatorch's SummaryWriter.add_graph writes no graph (no TorchScript tracer to build it "
-                      "from); the Graphs tab stays empty", stacklevel=2)
+                      "from); the Graphs tab stays empty", stacklevel=user_stacklevel())
 
     def add_embedding(self, mat, metadata=None, label_img=None, global_step=None, tag="default", metadata_header=None):
         """Points for the Projector tab: ``mat`` (N, D) written as ``<step>/<tag>/tensors.tsv``, optional
